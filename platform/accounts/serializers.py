@@ -1,0 +1,44 @@
+from rest_framework import serializers
+
+from .models import ApiToken, User
+
+
+class MeSerializer(serializers.ModelSerializer):
+    locale = serializers.CharField(source="profile.locale", read_only=True)
+    approved_count = serializers.IntegerField(source="profile.approved_count", read_only=True)
+    rejected_count = serializers.IntegerField(source="profile.rejected_count", read_only=True)
+    approval_rate = serializers.FloatField(source="profile.approval_rate", read_only=True, allow_null=True)
+    blocked = serializers.BooleanField(source="profile.blocked", read_only=True)
+    qualifications = serializers.SerializerMethodField()
+
+    def get_qualifications(self, user) -> list[str]:
+        return [grant.qualification.slug for grant in user.qualification_grants.select_related("qualification")]
+
+    class Meta:
+        model = User
+        fields = [
+            "id",
+            "username",
+            "email",
+            "role",
+            "locale",
+            "approved_count",
+            "rejected_count",
+            "approval_rate",
+            "blocked",
+            "qualifications",
+        ]
+
+
+class ApiTokenSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ApiToken
+        fields = ["id", "name", "prefix", "created_at", "last_used_at", "revoked_at"]
+        read_only_fields = ["prefix", "created_at", "last_used_at", "revoked_at"]
+
+
+class NewApiTokenSerializer(ApiTokenSerializer):
+    key = serializers.CharField(read_only=True, help_text="Shown once; store it now.")
+
+    class Meta(ApiTokenSerializer.Meta):
+        fields = ApiTokenSerializer.Meta.fields + ["key"]

@@ -1,0 +1,11 @@
+"""The Celery app. Workers start with `celery -A bootstrap:celery_app worker`."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("trailmark")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

@@ -1,0 +1,124 @@
+from django import forms
+from django.contrib import admin, messages
+
+from config.errors import DomainError
+
+from . import registry, services
+from .models import Assignment, Batch, Task, WorkEvent
+
+
+class BatchForm(forms.ModelForm):
+    kind = forms.ChoiceField(choices=registry.choices)
+
+    class Meta:
+        model = Batch
+        fields = "__all__"  # noqa: DJ007 (the admin shows every field of a batch)
+
+
+def _run(modeladmin, request, queryset, service, done):
+    count = 0
+    for obj in queryset:
+        try:
+            service(obj)
+            count += 1
+        except DomainError as refusal:
+            modeladmin.message_user(request, f"{obj}: {refusal.message}", messages.WARNING)
+    modeladmin.message_user(request, f"{count} {done}.")
+
+
+@admin.register(Batch)
+class BatchAdmin(admin.ModelAdmin):
+    form = BatchForm
+    list_display = ["name", "kind", "state", "reward", "created_at", "opened_at"]
+    list_filter = ["state", "kind"]
+    search_fields = ["name"]
+    filter_horizontal = ["required_qualifications"]
+    actions = ["open_batches", "close_batches"]
+
+    @admin.action(description="Open the selected batches")
+    def open_batches(self, request, queryset):
+        _run(self, request, queryset, lambda batch: services.open_batch(batch=batch, actor=request.user), "opened")
+
+    @admin.action(description="Close the selected batches")
+    def close_batches(self, request, queryset):
+        _run(self, request, queryset, lambda batch: services.close_batch(batch=batch, actor=request.user), "closed")
+
+
+@admin.register(Task)
+class TaskAdmin(admin.ModelAdmin):
+    list_display = ["id", "batch", "assignments_wanted", "slots_taken", "created_at"]
+    list_filter = ["batch"]
+    readonly_fields = ["slots_taken"]
+    raw_id_fields = ["batch"]
+
+
+class ApprovalForm(admin.helpers.ActionForm):
+    feedback = forms.CharField(required=False, label="Feedback (required to reject)")
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = [
+        "id",
+        "batch",
+        "worker",
+        "state",
+        "spot_check",
+        "assigned_at",
+        "submitted_at",
+        "active_seconds",
+        "pay",
+        "bonus",
+    ]
+    list_filter = ["state", "spot_check", "batch"]
+    search_fields = ["worker__username"]
+    list_select_related = ["batch", "worker"]
+    raw_id_fields = ["task", "batch", "worker", "decided_by"]
+    readonly_fields = [
+        "state",
+        "assigned_at",
+        "submitted_at",
+        "decided_at",
+        "ended_at",
+        "answer",
+        "pay",
+        "bonus",
+        "bonus_reason",
+    ]
+    action_form = ApprovalForm
+    actions = ["approve", "reject"]
+
+    @admin.action(description="Approve the selected submissions")
+    def approve(self, request, queryset):
+        feedback = request.POST.get("feedback", "")
+        _run(
+            self,
+            request,
+            queryset,
+            lambda a: services.approve_assignment(assignment_id=a.pk, actor=request.user, feedback=feedback),
+            "approved",
+        )
+
+    @admin.action(description="Reject the selected submissions (with the feedback above)")
+    def reject(self, request, queryset):
+        feedback = request.POST.get("feedback", "")
+        _run(
+            self,
+            request,
+            queryset,
+            lambda a: services.reject_assignment(assignment_id=a.pk, actor=request.user, feedback=feedback),
+            "rejected",
+        )
+
+
+@admin.register(WorkEvent)
+class WorkEventAdmin(admin.ModelAdmin):
+    list_display = ["created_at", "action", "actor", "worker", "batch", "assignment"]
+    list_filter = ["action"]
+    list_select_related = ["actor", "worker", "batch", "assignment"]
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_add_permission(self, request):
+        return False

@@ -1,0 +1,197 @@
+"""REST API v1 for the work engine. Views check input and call a service; nothing more."""
+
+from django.contrib.auth import get_user_model
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, permissions, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from accounts.models import Role
+from config.api import WriteThrottle
+
+from . import selectors, services
+from .models import Assignment, Batch
+from .serializers import (
+    AssignmentSerializer,
+    AvailableBatchSerializer,
+    BatchSerializer,
+    BlockSerializer,
+    BonusSerializer,
+    FeedbackSerializer,
+    RejectSerializer,
+    RequestTaskSerializer,
+    SubmitSerializer,
+    TasksInSerializer,
+)
+
+
+class IsAdminRole(permissions.BasePermission):
+    message = "Only admins can do this."
+
+    def has_permission(self, request, view):
+        return request.user.is_authenticated and request.user.has_role(Role.ADMIN)
+
+
+def _valid(serializer_class, data):
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet):
+    """Batches. Workers list the open work they can see (``/batches/available/``);
+    admins create batches, add tasks, open and close them."""
+
+    serializer_class = BatchSerializer
+    throttle_classes = [WriteThrottle]
+
+    def get_permissions(self):
+        if self.action == "available":
+            return [permissions.IsAuthenticated()]
+        return [IsAdminRole()]
+
+    def get_queryset(self):
+        return Batch.objects.prefetch_related("required_qualifications").order_by("-id")
+
+    def perform_create(self, serializer):
+        serializer.instance = services.create_batch(created_by=self.request.user, **serializer.validated_data)
+
+    @extend_schema(responses=AvailableBatchSerializer(many=True))
+    @action(detail=False)
+    def available(self, request):
+        """Open batches, each with whether you may take its tasks and, if not, why."""
+        rows = selectors.open_batches_for(worker=request.user)
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response(AvailableBatchSerializer(page, many=True).data)
+
+    @extend_schema(request=TasksInSerializer, responses={201: None})
+    @action(detail=True, methods=["post"])
+    def tasks(self, request, pk=None):
+        """Adds tasks; every payload is checked against the kind's input schema first."""
+        batch = self.get_object()
+        data = _valid(TasksInSerializer, request.data)
+        try:
+            tasks = services.add_tasks(
+                batch=batch, payloads=data["payloads"], assignments_wanted=data.get("assignments_wanted")
+            )
+        except serializers.ValidationError as error:
+            raise serializers.ValidationError({"payloads": error.detail}) from None
+        return Response({"created": len(tasks)}, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None)
+    @action(detail=True, methods=["post"])
+    def open(self, request, pk=None):
+        return Response(BatchSerializer(services.open_batch(batch=self.get_object(), actor=request.user)).data)
+
+    @extend_schema(request=None)
+    @action(detail=True, methods=["post"])
+    def close(self, request, pk=None):
+        return Response(BatchSerializer(services.close_batch(batch=self.get_object(), actor=request.user)).data)
+
+
+class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Your assignments (reviewers and admins see everyone's).
+
+    ``POST /assignments/`` with a batch asks for the next task in it: 201 with a new
+    assignment, or 200 with the one you already hold there.
+    """
+
+    serializer_class = AssignmentSerializer
+    throttle_classes = [WriteThrottle]
+
+    def get_queryset(self):
+        queryset = Assignment.objects.select_related("batch", "task").order_by("-id")
+        user = self.request.user
+        if not user.has_role(Role.REVIEWER):
+            queryset = queryset.filter(worker=user)
+        params = self.request.query_params
+        for field in ("batch", "state", "worker"):
+            if params.get(field):
+                queryset = queryset.filter(**{field: params[field]})
+        return queryset
+
+    @extend_schema(request=RequestTaskSerializer, responses={200: AssignmentSerializer, 201: AssignmentSerializer})
+    def create(self, request):
+        batch = _valid(RequestTaskSerializer, request.data)["batch"]
+        assignment, created = services.request_next_task(worker=request.user, batch=batch)
+        return Response(
+            AssignmentSerializer(assignment).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        )
+
+    def _any_assignment(self, pk):
+        # Acting on an id that is not yours is refused by the service with a 403.
+        return get_object_or_404(Assignment.objects.only("id"), pk=pk)
+
+    @extend_schema(request=SubmitSerializer, responses=AssignmentSerializer)
+    @action(detail=True, methods=["post"])
+    def submit(self, request, pk=None):
+        data = _valid(SubmitSerializer, request.data)
+        assignment = self._any_assignment(pk)
+        try:
+            assignment = services.submit_assignment(
+                assignment_id=assignment.pk,
+                worker=request.user,
+                data=data["answer"],
+                active_seconds=data.get("active_seconds"),
+            )
+        except serializers.ValidationError as error:
+            detail = error.detail if isinstance(error.detail, dict) else {"non_field_errors": error.detail}
+            raise serializers.ValidationError({f"answer.{key}": value for key, value in detail.items()}) from None
+        return Response(AssignmentSerializer(assignment).data)
+
+    @extend_schema(request=None, responses=AssignmentSerializer)
+    @action(detail=True, methods=["post"], url_path="return")
+    def return_(self, request, pk=None):
+        assignment = services.return_assignment(assignment_id=self._any_assignment(pk).pk, worker=request.user)
+        return Response(AssignmentSerializer(assignment).data)
+
+    @extend_schema(request=FeedbackSerializer, responses=AssignmentSerializer)
+    @action(detail=True, methods=["post"])
+    def approve(self, request, pk=None):
+        data = _valid(FeedbackSerializer, request.data)
+        assignment = services.approve_assignment(
+            assignment_id=self._any_assignment(pk).pk, actor=request.user, feedback=data.get("feedback", "")
+        )
+        return Response(AssignmentSerializer(assignment).data)
+
+    @extend_schema(request=RejectSerializer, responses=AssignmentSerializer)
+    @action(detail=True, methods=["post"])
+    def reject(self, request, pk=None):
+        data = _valid(RejectSerializer, request.data)
+        assignment = services.reject_assignment(
+            assignment_id=self._any_assignment(pk).pk, actor=request.user, feedback=data["feedback"]
+        )
+        return Response(AssignmentSerializer(assignment).data)
+
+    @extend_schema(request=BonusSerializer, responses=AssignmentSerializer)
+    @action(detail=True, methods=["post"])
+    def bonus(self, request, pk=None):
+        data = _valid(BonusSerializer, request.data)
+        assignment = services.grant_bonus(
+            assignment_id=self._any_assignment(pk).pk, actor=request.user, amount=data["amount"], reason=data["reason"]
+        )
+        return Response(AssignmentSerializer(assignment).data)
+
+
+class WorkerViewSet(viewsets.GenericViewSet):
+    """Blocking and unblocking workers (reviewers and admins)."""
+
+    queryset = get_user_model().objects.all()
+    serializer_class = BlockSerializer
+    throttle_classes = [WriteThrottle]
+
+    @extend_schema(request=BlockSerializer, responses={204: None})
+    @action(detail=True, methods=["post"])
+    def block(self, request, pk=None):
+        data = _valid(BlockSerializer, request.data)
+        services.block_worker(
+            worker=get_object_or_404(get_user_model(), pk=pk), actor=request.user, reason=data["reason"]
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(request=None, responses={204: None})
+    @action(detail=True, methods=["post"])
+    def unblock(self, request, pk=None):
+        services.unblock_worker(worker=get_object_or_404(get_user_model(), pk=pk), actor=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,11 @@
+from django.apps import AppConfig
+
+
+class HitsConfig(AppConfig):
+    name = "hits"
+    verbose_name = "Work"
+
+    def ready(self):
+        from . import registry
+
+        registry.load()

@@ -1,0 +1,59 @@
+from dataclasses import dataclass
+
+from rest_framework import serializers
+
+from accounts.models import Role
+
+
+@dataclass(frozen=True)
+class Eligibility:
+    """Whether a worker may take a batch's tasks, and if not, why (shown to the worker)."""
+
+    eligible: bool
+    reason: str = ""
+
+
+ELIGIBLE = Eligibility(True)
+
+
+class TaskKind:
+    """One kind of work. Subclasses set the class attributes and may override the hooks.
+
+    The kind owns its input and submission schemas (DRF serializers, so that bad
+    submissions get field-by-field errors), the template of its task page, the role it
+    needs, and what happens when a submission arrives or is approved.
+    """
+
+    name: str = ""
+    title: str = ""
+    summary: str = ""
+    template_name: str = ""
+    required_role: str = Role.RATER
+    default_assignments_wanted: int = 1
+    input_serializer: type[serializers.Serializer] = serializers.Serializer
+    submission_serializer: type[serializers.Serializer] = serializers.Serializer
+
+    def check_eligibility(self, *, worker):
+        """The kind's own rule, checked after the batch's requirements."""
+        if not worker.has_role(self.required_role):
+            return Eligibility(False, f"This work needs the {Role(self.required_role).label.lower()} role.")
+        return ELIGIBLE
+
+    def clean_input(self, payload):
+        serializer = self.input_serializer(data=payload)
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data
+
+    def clean_submission(self, *, assignment, data):
+        serializer = self.submission_serializer(data=data, context={"assignment": assignment})
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data
+
+    def on_submitted(self, *, assignment, answer):
+        """Store the kind's domain records for a submission (inside the submit transaction)."""
+
+    def on_approved(self, *, assignment):
+        """React to an approved submission (inside the approval transaction)."""
+
+    def on_rejected(self, *, assignment):
+        """React to a rejected submission (inside the rejection transaction)."""

@@ -1,0 +1,24 @@
+from rest_framework import serializers
+
+from .base import TaskKind
+
+
+class DemoQuestionInput(serializers.Serializer):
+    passage = serializers.CharField(max_length=4000)
+    question = serializers.CharField(max_length=500)
+
+
+class DemoQuestionSubmission(serializers.Serializer):
+    answer = serializers.CharField(max_length=500, trim_whitespace=True)
+    confidence = serializers.ChoiceField(choices=["low", "medium", "high"])
+
+
+class DemoQuestion(TaskKind):
+    """Answer a question about a short passage: a small kind to try the platform with."""
+
+    name = "demo_question"
+    title = "Answer a question about a passage"
+    summary = "Read a short passage and answer the question about it in a few words."
+    template_name = "hits/kinds/demo_question.html"
+    input_serializer = DemoQuestionInput
+    submission_serializer = DemoQuestionSubmission

@@ -1,0 +1,117 @@
+"""Reads of the work engine: eligibility, the work a worker can see, history, earnings."""
+
+from decimal import Decimal
+
+from django.db.models import Count, Exists, F, OuterRef, Q, Subquery, Sum
+from django.db.models.functions import Coalesce
+
+from accounts.models import QualificationGrant
+
+from . import registry
+from .kinds.base import ELIGIBLE, Eligibility
+from .models import Assignment, Batch, Task
+
+
+def eligibility(*, worker, batch, granted_slugs=None):
+    """Whether ``worker`` may take tasks from ``batch``; the reason says what to do if not.
+
+    ``granted_slugs`` saves a query when checking many batches for one worker.
+    """
+    profile = worker.profile
+    if profile.blocked:
+        return Eligibility(False, "Your account is blocked from taking work: " + profile.blocked_reason)
+    try:
+        kind = registry.get(batch.kind)
+    except registry.UnknownKind:
+        return Eligibility(False, "This batch's kind of work is not available on this server.")
+    kind_rule = kind.check_eligibility(worker=worker)
+    if not kind_rule.eligible:
+        return kind_rule
+    if granted_slugs is None:
+        granted_slugs = set(
+            QualificationGrant.objects.filter(user=worker).values_list("qualification__slug", flat=True)
+        )
+    missing = [q.name for q in batch.required_qualifications.all() if q.slug not in granted_slugs]
+    if missing:
+        return Eligibility(False, "You need the qualification: " + ", ".join(missing) + ".")
+    if batch.allowed_locales and profile.locale not in batch.allowed_locales:
+        return Eligibility(
+            False,
+            f"This batch is for workers in {', '.join(batch.allowed_locales)}; your profile says {profile.locale}.",
+        )
+    if profile.approved_count < batch.min_approved_count:
+        return Eligibility(
+            False,
+            f"This batch needs {batch.min_approved_count} approved assignments; you have {profile.approved_count}.",
+        )
+    rate = profile.approval_rate
+    if batch.min_approval_rate is not None and rate is not None and Decimal(str(rate)) < batch.min_approval_rate:
+        return Eligibility(
+            False, f"This batch needs an approval rate of {batch.min_approval_rate:.0%}; yours is {rate:.0%}."
+        )
+    return ELIGIBLE
+
+
+def open_batches_for(*, worker):
+    """Open batches with, for each, the worker's eligibility and how many tasks are left
+    for them. Three queries, however many batches are open."""
+    tried_by_worker = Assignment.objects.filter(task=OuterRef("pk"), worker=worker)
+    left_for_worker = (
+        Task.objects.filter(batch=OuterRef("pk"), slots_taken__lt=F("assignments_wanted"))
+        .exclude(Exists(tried_by_worker))
+        .order_by()
+        .values("batch")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
+    batches = (
+        Batch.objects.filter(state=Batch.State.OPEN)
+        .prefetch_related("required_qualifications")
+        .annotate(available=Coalesce(Subquery(left_for_worker), 0))
+        .order_by("-opened_at", "-id")
+    )
+    granted = set(QualificationGrant.objects.filter(user=worker).values_list("qualification__slug", flat=True))
+    known = {kind.name: kind for kind in registry.all_kinds()}
+    return [
+        {
+            "batch": batch,
+            "kind": known.get(batch.kind),
+            "eligibility": eligibility(worker=worker, batch=batch, granted_slugs=granted),
+            "available": batch.available,
+        }
+        for batch in batches
+    ]
+
+
+def open_assignments_for(*, worker):
+    return Assignment.objects.filter(worker=worker, state=Assignment.State.ASSIGNED).select_related("batch", "task")
+
+
+def history_for(*, worker):
+    return (
+        Assignment.objects.filter(worker=worker)
+        .exclude(state=Assignment.State.ASSIGNED)
+        .select_related("batch")
+        .order_by("-assigned_at")
+    )
+
+
+def earnings_for(*, worker):
+    """Approved pay and bonuses, and the pay waiting on a decision."""
+    totals = Assignment.objects.filter(worker=worker).aggregate(
+        earned=Sum("pay", filter=Q(state=Assignment.State.APPROVED), default=Decimal("0")),
+        bonus=Sum("bonus", default=Decimal("0")),
+        pending=Sum("batch__reward", filter=Q(state=Assignment.State.SUBMITTED), default=Decimal("0")),
+        approved=Count("id", filter=Q(state=Assignment.State.APPROVED)),
+        submitted=Count("id", filter=Q(state=Assignment.State.SUBMITTED)),
+        rejected=Count("id", filter=Q(state=Assignment.State.REJECTED)),
+    )
+    totals["total"] = totals["earned"] + totals["bonus"]
+    return totals
+
+
+def spot_check_sample(*, batch):
+    """The batch's submissions drawn for a spot check, still waiting on a decision."""
+    return Assignment.objects.filter(batch=batch, spot_check=True, state=Assignment.State.SUBMITTED).select_related(
+        "worker", "task"
+    )

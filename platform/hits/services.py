@@ -1,0 +1,344 @@
+"""Every change to the work engine goes through one of these functions.
+
+Each runs in one transaction, writes the audit event with the change, and relies on
+database constraints (``hits.models``) to back its invariants: a worker never holds
+the same task twice, and a task never has more live assignments than it wants.
+"""
+
+from datetime import timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Exists, F, OuterRef
+from django.utils import timezone
+
+from accounts.models import RaterProfile, Role
+
+from . import registry, selectors
+from .errors import (
+    AssignmentClosed,
+    BatchNotOpen,
+    InvalidDecision,
+    NotAllowed,
+    NoTaskAvailable,
+    NotEligible,
+    NotYourAssignment,
+)
+from .models import Assignment, Batch, Task, WorkEvent
+
+State = Assignment.State
+
+
+def _event(action, *, actor=None, worker_id=None, assignment=None, batch_id=None, **detail):
+    WorkEvent.objects.create(
+        action=action, actor=actor, worker_id=worker_id, assignment=assignment, batch_id=batch_id, detail=detail
+    )
+
+
+def _in_spot_check(assignment_id, percent):
+    # A fixed multiplicative hash of the id: the sample is spread evenly over the batch
+    # and the same every time it is computed.
+    return (assignment_id * 2654435761) % 2**32 % 100 < percent
+
+
+# --- Batches and tasks --------------------------------------------------------------------
+
+
+@transaction.atomic
+def create_batch(*, name, kind, created_by=None, **fields):
+    registry.get(kind)  # raises UnknownKind for a kind this server does not have
+    return Batch.objects.create(name=name, kind=kind, created_by=created_by, **fields)
+
+
+@transaction.atomic
+def add_tasks(*, batch, payloads, assignments_wanted=None):
+    """Checks every payload against the kind's input schema before adding any."""
+    kind = registry.get(batch.kind)
+    wanted = assignments_wanted or kind.default_assignments_wanted
+    cleaned = [kind.clean_input(payload) for payload in payloads]
+    return Task.objects.bulk_create(
+        [Task(batch=batch, payload=payload, assignments_wanted=wanted) for payload in cleaned]
+    )
+
+
+@transaction.atomic
+def open_batch(*, batch, actor=None):
+    batch = Batch.objects.select_for_update().get(pk=batch.pk)
+    if batch.state != Batch.State.DRAFT:
+        raise BatchNotOpen(f"Only a draft batch can be opened; this one is {batch.state}.")
+    batch.state, batch.opened_at = Batch.State.OPEN, timezone.now()
+    batch.save(update_fields=["state", "opened_at"])
+    _event(WorkEvent.Action.BATCH_OPENED, actor=actor, batch_id=batch.pk)
+    return batch
+
+
+@transaction.atomic
+def close_batch(*, batch, actor=None):
+    """Stops handing out work. Assignments already out can still be submitted."""
+    batch = Batch.objects.select_for_update().get(pk=batch.pk)
+    if batch.state != Batch.State.CLOSED:
+        batch.state, batch.closed_at = Batch.State.CLOSED, timezone.now()
+        batch.save(update_fields=["state", "closed_at"])
+        _event(WorkEvent.Action.BATCH_CLOSED, actor=actor, batch_id=batch.pk)
+    return batch
+
+
+# --- Hand-out ---------------------------------------------------------------------------------
+
+
+def request_next_task(*, worker, batch):
+    """Gives ``worker`` a task from ``batch``: their open one if they have it, else a new one.
+
+    Returns ``(assignment, created)``. Safe under any number of concurrent callers: the
+    worker's profile row serialises one worker's requests, and tasks are claimed with
+    ``SELECT … FOR UPDATE SKIP LOCKED`` so that parallel workers take different rows
+    instead of queueing on the same one.
+    """
+    for _attempt in range(3):
+        try:
+            return _request_next_task(worker=worker, batch_id=batch.pk)
+        except IntegrityError:
+            # Only reachable if a constraint caught a race the locks did not; the retry
+            # sees the committed state and answers from it.
+            continue
+    raise NoTaskAvailable("Work could not be handed out just now; please try again.")
+
+
+@transaction.atomic
+def _request_next_task(*, worker, batch_id):
+    profile = RaterProfile.objects.select_for_update().get(user=worker)
+    batch = Batch.objects.prefetch_related("required_qualifications").get(pk=batch_id)
+    if batch.state != Batch.State.OPEN:
+        raise BatchNotOpen(f"The batch “{batch.name}” is {batch.get_state_display().lower()}; it hands out no work.")
+    registry.get(batch.kind)  # a kind since removed from the server: UnknownKind (409)
+    worker.profile = profile
+    verdict = selectors.eligibility(worker=worker, batch=batch)
+    if not verdict.eligible:
+        raise NotEligible(verdict.reason)
+
+    now = timezone.now()
+    current = Assignment.objects.filter(worker=worker, batch=batch, state=State.ASSIGNED).select_related("task").first()
+    if current is not None:
+        if current.expires_at > now:
+            return current, False
+        _end_assignment(current, state=State.EXPIRED, now=now)
+
+    task = (
+        Task.objects.select_for_update(skip_locked=True)
+        .filter(batch=batch, slots_taken__lt=F("assignments_wanted"))
+        .exclude(Exists(Assignment.objects.filter(task=OuterRef("pk"), worker=worker)))
+        .order_by("id")
+        .first()
+    )
+    if task is None:
+        raise NoTaskAvailable(f"The batch “{batch.name}” has no task left for you right now.")
+    minutes = batch.assignment_minutes or settings.ASSIGNMENT_MINUTES
+    assignment = Assignment.objects.create(
+        task=task, batch=batch, worker=worker, expires_at=now + timedelta(minutes=minutes)
+    )
+    Task.objects.filter(pk=task.pk).update(slots_taken=F("slots_taken") + 1)
+    _event(WorkEvent.Action.ASSIGNED, actor=worker, worker_id=worker.pk, assignment=assignment, batch_id=batch.pk)
+    return assignment, True
+
+
+def _locked_assignment(assignment_id):
+    return Assignment.objects.select_for_update(of=("self",)).select_related("task", "batch").get(pk=assignment_id)
+
+
+def _end_assignment(assignment, *, state, now):
+    """Ends an open assignment without a submission and frees its task's slot."""
+    assignment.state, assignment.ended_at = state, now
+    assignment.save(update_fields=["state", "ended_at"])
+    Task.objects.filter(pk=assignment.task_id).update(slots_taken=F("slots_taken") - 1)
+    action = WorkEvent.Action.EXPIRED if state == State.EXPIRED else WorkEvent.Action.RETURNED
+    _event(action, worker_id=assignment.worker_id, assignment=assignment, batch_id=assignment.batch_id)
+
+
+def _check_open(assignment, *, worker, now):
+    if assignment.worker_id != worker.pk:
+        raise NotYourAssignment("This assignment belongs to another worker.")
+    if assignment.state != State.ASSIGNED:
+        raise AssignmentClosed(f"This assignment is already {assignment.get_state_display().lower()}.")
+    if assignment.expires_at <= now:
+        _end_assignment(assignment, state=State.EXPIRED, now=now)
+        raise AssignmentClosed("This assignment expired before it was submitted; request a new task.")
+
+
+def submit_assignment(*, assignment_id, worker, data, active_seconds=None):
+    """Checks ``data`` against the kind's schema and records the submission, once.
+
+    A refused submission leaves nothing behind; an expired assignment is closed and
+    stays closed (the expiry commits even though the submission is refused).
+    """
+    with transaction.atomic():
+        assignment = _locked_assignment(assignment_id)
+        now = timezone.now()
+        try:
+            _check_open(assignment, worker=worker, now=now)
+        except AssignmentClosed as refusal:
+            closed = refusal
+        else:
+            closed = None
+            kind = registry.get(assignment.batch.kind)
+            answer = kind.clean_submission(assignment=assignment, data=data)
+            wall_seconds = max(0, int((now - assignment.assigned_at).total_seconds()))
+            assignment.state, assignment.submitted_at = State.SUBMITTED, now
+            assignment.active_seconds = (
+                wall_seconds if active_seconds is None else min(int(active_seconds), wall_seconds)
+            )
+            assignment.answer = _jsonable(answer)
+            assignment.spot_check = _in_spot_check(assignment.pk, assignment.batch.spot_check_percent)
+            assignment.save(update_fields=["state", "submitted_at", "active_seconds", "answer", "spot_check"])
+            kind.on_submitted(assignment=assignment, answer=answer)
+            _event(
+                WorkEvent.Action.SUBMITTED,
+                actor=worker,
+                worker_id=worker.pk,
+                assignment=assignment,
+                batch_id=assignment.batch_id,
+            )
+    if closed is not None:
+        raise closed
+    return assignment
+
+
+def _jsonable(answer):
+    return {key: (str(value) if isinstance(value, Decimal) else value) for key, value in dict(answer).items()}
+
+
+@transaction.atomic
+def return_assignment(*, assignment_id, worker):
+    """The worker gives the task back for someone else; they will not be offered it again."""
+    assignment = _locked_assignment(assignment_id)
+    now = timezone.now()
+    _check_open(assignment, worker=worker, now=now)
+    _end_assignment(assignment, state=State.RETURNED, now=now)
+    return assignment
+
+
+def expire_overdue_assignments(*, now=None, limit=1000):
+    """Closes open assignments past their time and frees their tasks; returns how many."""
+    now = now or timezone.now()
+    expired = 0
+    with transaction.atomic():
+        overdue = list(
+            Assignment.objects.select_for_update(skip_locked=True, of=("self",))
+            .filter(state=State.ASSIGNED, expires_at__lte=now)
+            .order_by("expires_at")[:limit]
+        )
+        for assignment in overdue:
+            _end_assignment(assignment, state=State.EXPIRED, now=now)
+            expired += 1
+    return expired
+
+
+# --- Decisions, pay and blocks ---------------------------------------------------------------
+
+
+def _check_reviewer(actor):
+    if not actor.has_role(Role.REVIEWER):
+        raise NotAllowed("Only reviewers and admins can judge work.")
+
+
+@transaction.atomic
+def approve_assignment(*, assignment_id, actor, feedback=""):
+    _check_reviewer(actor)
+    assignment = _locked_assignment(assignment_id)
+    if assignment.state != State.SUBMITTED:
+        raise AssignmentClosed(
+            f"Only submitted work can be approved; this is {assignment.get_state_display().lower()}."
+        )
+    assignment.state, assignment.decided_at, assignment.decided_by = State.APPROVED, timezone.now(), actor
+    assignment.pay, assignment.feedback = assignment.batch.reward, feedback.strip()
+    assignment.save(update_fields=["state", "decided_at", "decided_by", "pay", "feedback"])
+    RaterProfile.objects.filter(user_id=assignment.worker_id).update(approved_count=F("approved_count") + 1)
+    registry.get(assignment.batch.kind).on_approved(assignment=assignment)
+    _event(
+        WorkEvent.Action.APPROVED,
+        actor=actor,
+        worker_id=assignment.worker_id,
+        assignment=assignment,
+        batch_id=assignment.batch_id,
+    )
+    return assignment
+
+
+@transaction.atomic
+def reject_assignment(*, assignment_id, actor, feedback):
+    """Rejects a submission with the reason the worker will read; the task is offered again."""
+    _check_reviewer(actor)
+    if not feedback or not feedback.strip():
+        raise InvalidDecision("Say why the work is rejected: the worker sees this feedback.")
+    assignment = _locked_assignment(assignment_id)
+    if assignment.state != State.SUBMITTED:
+        raise AssignmentClosed(
+            f"Only submitted work can be rejected; this is {assignment.get_state_display().lower()}."
+        )
+    assignment.state, assignment.decided_at, assignment.decided_by = State.REJECTED, timezone.now(), actor
+    assignment.feedback = feedback.strip()
+    assignment.save(update_fields=["state", "decided_at", "decided_by", "feedback"])
+    RaterProfile.objects.filter(user_id=assignment.worker_id).update(rejected_count=F("rejected_count") + 1)
+    Task.objects.filter(pk=assignment.task_id).update(slots_taken=F("slots_taken") - 1)
+    registry.get(assignment.batch.kind).on_rejected(assignment=assignment)
+    _event(
+        WorkEvent.Action.REJECTED,
+        actor=actor,
+        worker_id=assignment.worker_id,
+        assignment=assignment,
+        batch_id=assignment.batch_id,
+    )
+    return assignment
+
+
+@transaction.atomic
+def grant_bonus(*, assignment_id, actor, amount, reason):
+    _check_reviewer(actor)
+    amount = Decimal(str(amount))
+    if amount <= 0:
+        raise InvalidDecision("A bonus must be more than zero.")
+    if not reason or not reason.strip():
+        raise InvalidDecision("Say why the bonus is given: the worker sees the reason.")
+    assignment = _locked_assignment(assignment_id)
+    if assignment.state not in (State.SUBMITTED, State.APPROVED):
+        raise AssignmentClosed("Bonuses are for submitted or approved work.")
+    assignment.bonus += amount
+    assignment.bonus_reason = "\n".join(filter(None, [assignment.bonus_reason, reason.strip()]))
+    assignment.save(update_fields=["bonus", "bonus_reason"])
+    _event(
+        WorkEvent.Action.BONUSED,
+        actor=actor,
+        worker_id=assignment.worker_id,
+        assignment=assignment,
+        batch_id=assignment.batch_id,
+        amount=str(amount),
+        reason=reason.strip(),
+    )
+    return assignment
+
+
+@transaction.atomic
+def block_worker(*, worker, actor, reason):
+    """Stops a worker from taking or submitting work; their open assignments go back."""
+    _check_reviewer(actor)
+    if not reason or not reason.strip():
+        raise InvalidDecision("Say why the worker is blocked: they see the reason.")
+    profile = RaterProfile.objects.select_for_update().get(user=worker)
+    profile.blocked, profile.blocked_reason, profile.blocked_at = True, reason.strip(), timezone.now()
+    profile.save(update_fields=["blocked", "blocked_reason", "blocked_at"])
+    now = timezone.now()
+    for assignment in (
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("batch")
+        .filter(worker=worker, state=State.ASSIGNED)
+    ):
+        _end_assignment(assignment, state=State.RETURNED, now=now)
+    _event(WorkEvent.Action.BLOCKED, actor=actor, worker_id=worker.pk, reason=reason.strip())
+    return profile
+
+
+@transaction.atomic
+def unblock_worker(*, worker, actor):
+    _check_reviewer(actor)
+    RaterProfile.objects.filter(user=worker).update(blocked=False, blocked_reason="", blocked_at=None)
+    _event(WorkEvent.Action.UNBLOCKED, actor=actor, worker_id=worker.pk)
