@@ -1,0 +1,95 @@
+"""Hand-out under real concurrency: many HTTP clients at once against PostgreSQL."""
+
+import json
+import threading
+import urllib.error
+import urllib.request
+from collections import Counter
+
+import pytest
+from django.db import connection
+
+from accounts.services import create_api_token
+from hits.models import Assignment, Task
+from tests.factories import GOOD_ANSWER, UserFactory, open_batch
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        connection.vendor != "postgresql", reason="row locks (SELECT … FOR UPDATE SKIP LOCKED) need PostgreSQL"
+    ),
+]
+
+
+def _call(base, key, path, body):
+    request = urllib.request.Request(
+        base + path,
+        data=json.dumps(body).encode(),
+        headers={"Authorization": f"Token {key}", "Content-Type": "application/json"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_twenty_clients_fill_ten_tasks_of_two_exactly(live_server):
+    batch = open_batch(tasks=10, wanted=2)
+    keys = [create_api_token(user=user, name="load")[1] for user in UserFactory.create_batch(20)]
+    start = threading.Barrier(len(keys))
+    outcomes, errors = [], []
+
+    def client(key):
+        start.wait()
+        while True:
+            status, body = _call(live_server.url, key, "/api/v1/assignments/", {"batch": batch.pk})
+            if status == 409 and body["error"]["code"] == "no_task_available":
+                return
+            if status not in (200, 201):
+                errors.append((status, body))
+                return
+            outcomes.append(body["task"]["id"])
+            status, body = _call(
+                live_server.url, key, f"/api/v1/assignments/{body['id']}/submit/", {"answer": GOOD_ANSWER}
+            )
+            if status != 200:
+                errors.append((status, body))
+                return
+
+    threads = [threading.Thread(target=client, args=(key,)) for key in keys]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+
+    assert errors == []
+    assert len(outcomes) == 20
+    assert Counter(outcomes) == {
+        task_id: 2 for task_id in Task.objects.filter(batch=batch).values_list("id", flat=True)
+    }
+    assert Assignment.objects.filter(batch=batch).count() == 20
+    pairs = list(Assignment.objects.filter(batch=batch).values_list("task_id", "worker_id"))
+    assert len(set(pairs)) == 20  # no worker holds the same task twice
+    assert set(Task.objects.filter(batch=batch).values_list("slots_taken", flat=True)) == {2}
+
+
+def test_one_worker_asking_many_times_at_once_gets_one_assignment(live_server):
+    batch = open_batch(tasks=10, wanted=1)
+    key = create_api_token(user=UserFactory(), name="eager")[1]
+    start = threading.Barrier(8)
+    answers = []
+
+    def ask():
+        start.wait()
+        answers.append(_call(live_server.url, key, "/api/v1/assignments/", {"batch": batch.pk}))
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert len(answers) == 8 and {status for status, _ in answers} <= {200, 201}
+    assert len({body["id"] for _, body in answers}) == 1
+    assert Assignment.objects.filter(batch=batch).count() == 1

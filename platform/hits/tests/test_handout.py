@@ -1,0 +1,141 @@
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from accounts.models import Role
+from accounts.services import grant_qualification
+from hits import selectors, services
+from hits.errors import BatchNotOpen, NoTaskAvailable, NotEligible
+from hits.models import Assignment, Task
+from tests.factories import GOOD_ANSWER, QualificationFactory, UserFactory, open_batch
+
+pytestmark = pytest.mark.django_db
+
+
+def test_worker_gets_each_task_once_and_then_runs_out(rater):
+    batch = open_batch(tasks=3, wanted=2)
+    seen = []
+    for _ in range(3):
+        assignment, created = services.request_next_task(worker=rater, batch=batch)
+        assert created
+        seen.append(assignment.task_id)
+        services.submit_assignment(assignment_id=assignment.pk, worker=rater, data=GOOD_ANSWER)
+    assert len(set(seen)) == 3
+    with pytest.raises(NoTaskAvailable, match="no task left for you"):
+        services.request_next_task(worker=rater, batch=batch)
+
+
+def test_asking_again_returns_the_assignment_already_held(rater):
+    batch = open_batch(tasks=3)
+    first, created = services.request_next_task(worker=rater, batch=batch)
+    again, created_again = services.request_next_task(worker=rater, batch=batch)
+    assert created and not created_again
+    assert again.pk == first.pk
+    assert Assignment.objects.filter(worker=rater).count() == 1
+
+
+def test_task_is_never_handed_out_beyond_its_wanted_assignments(db):
+    batch = open_batch(tasks=1, wanted=2)
+    workers = UserFactory.create_batch(3)
+    services.request_next_task(worker=workers[0], batch=batch)
+    services.request_next_task(worker=workers[1], batch=batch)
+    with pytest.raises(NoTaskAvailable):
+        services.request_next_task(worker=workers[2], batch=batch)
+    assert Task.objects.get(batch=batch).slots_taken == 2
+
+
+def test_returned_task_goes_to_someone_else_but_not_back_to_the_same_worker(rater, other_rater):
+    batch = open_batch(tasks=1)
+    assignment, _ = services.request_next_task(worker=rater, batch=batch)
+    services.return_assignment(assignment_id=assignment.pk, worker=rater)
+    with pytest.raises(NoTaskAvailable):
+        services.request_next_task(worker=rater, batch=batch)
+    handed, _ = services.request_next_task(worker=other_rater, batch=batch)
+    assert handed.task_id == assignment.task_id
+
+
+def test_draft_and_closed_batches_hand_out_nothing(rater):
+    batch = open_batch(tasks=2)
+    services.close_batch(batch=batch)
+    with pytest.raises(BatchNotOpen, match="closed"):
+        services.request_next_task(worker=rater, batch=batch)
+
+
+def test_expired_assignment_is_closed_and_a_new_one_given(rater):
+    batch = open_batch(tasks=2)
+    old, _ = services.request_next_task(worker=rater, batch=batch)
+    Assignment.objects.filter(pk=old.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+    new, created = services.request_next_task(worker=rater, batch=batch)
+    assert created and new.task_id != old.task_id
+    old.refresh_from_db()
+    assert old.state == Assignment.State.EXPIRED
+    assert Task.objects.get(pk=old.task_id).slots_taken == 0
+
+
+def test_sweep_expires_only_overdue_assignments_and_frees_their_tasks(rater, other_rater):
+    batch = open_batch(tasks=2)
+    overdue, _ = services.request_next_task(worker=rater, batch=batch)
+    current, _ = services.request_next_task(worker=other_rater, batch=batch)
+    Assignment.objects.filter(pk=overdue.pk).update(expires_at=timezone.now() - timedelta(minutes=1))
+    assert services.expire_overdue_assignments() == 1
+    assert services.expire_overdue_assignments() == 0  # idempotent
+    states = dict(Assignment.objects.values_list("pk", "state"))
+    assert states == {overdue.pk: "expired", current.pk: "assigned"}
+    assert Task.objects.get(pk=overdue.task_id).slots_taken == 0
+
+
+@pytest.mark.parametrize(
+    ("setup", "reason"),
+    [
+        (
+            lambda w, b: services.block_worker(worker=w, actor=UserFactory(role=Role.ADMIN), reason="copied answers"),
+            "blocked",
+        ),
+        (
+            lambda w, b: b.required_qualifications.add(QualificationFactory(slug="screen-qa", name="Screen QA")),
+            "Screen QA",
+        ),
+        (lambda w, b: _set(b, allowed_locales=["de-DE"]), "de-DE"),
+        (lambda w, b: _set(b, min_approved_count=5), "5 approved"),
+        (lambda w, b: (_set(w.profile, approved_count=1, rejected_count=3), _set(b, min_approval_rate="0.9")), "90%"),
+    ],
+    ids=["blocked", "qualification", "locale", "approved-count", "approval-rate"],
+)
+def test_ineligible_worker_is_refused_with_the_reason(rater, setup, reason):
+    batch = open_batch(tasks=1)
+    setup(rater, batch)
+    rater.refresh_from_db()
+    batch.refresh_from_db()
+    with pytest.raises(NotEligible, match=reason):
+        services.request_next_task(worker=rater, batch=batch)
+    assert selectors.eligibility(worker=rater, batch=batch).reason.count(reason) == 1
+    assert not Assignment.objects.filter(worker=rater).exists()
+
+
+def test_granted_qualification_makes_worker_eligible(rater):
+    batch = open_batch(tasks=1)
+    qualification = QualificationFactory(slug="image-qa")
+    batch.required_qualifications.add(qualification)
+    assert not selectors.eligibility(worker=rater, batch=batch).eligible
+    grant_qualification(user=rater, qualification=qualification)
+    assignment, _ = services.request_next_task(worker=rater, batch=batch)
+    assert assignment.state == "assigned"
+
+
+def test_new_worker_without_decisions_passes_an_approval_rate_rule(rater):
+    batch = open_batch(tasks=1, min_approval_rate="0.95")
+    assert selectors.eligibility(worker=rater, batch=batch).eligible
+
+
+def test_home_listing_counts_tasks_left_for_this_worker(rater, other_rater):
+    batch = open_batch(tasks=3)
+    services.request_next_task(worker=other_rater, batch=batch)
+    (row,) = selectors.open_batches_for(worker=rater)
+    assert row["batch"].pk == batch.pk and row["available"] == 2 and row["eligibility"].eligible
+
+
+def _set(obj, **fields):
+    for key, value in fields.items():
+        setattr(obj, key, value)
+    obj.save()
