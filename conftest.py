@@ -102,3 +102,15 @@ def celery_worker(django_db_setup, django_db_blocker, tmp_path_factory):
         except subprocess.TimeoutExpired:
             process.kill()
         log.close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Under scripts/test (REQUIRE_REAL_SERVICES=1) a test skipped for want of PostgreSQL,
+    Redis or Chromium fails instead: CI must never pass by skipping the real thing."""
+    outcome = yield
+    report = outcome.get_result()
+    if os.environ.get("REQUIRE_REAL_SERVICES") == "1" and report.skipped:
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = f"Skipped, but scripts/test requires the real services: {reason}"

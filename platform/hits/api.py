@@ -102,6 +102,8 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 
     def get_queryset(self):
         queryset = Assignment.objects.select_related("batch", "task").order_by("-id")
+        if getattr(self, "swagger_fake_view", False):  # schema generation has no user
+            return queryset.none()
         user = self.request.user
         if not user.has_role(Role.REVIEWER):
             queryset = queryset.filter(worker=user)

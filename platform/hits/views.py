@@ -62,7 +62,7 @@ def task(request, assignment_id):
                 active_seconds=_seconds(request.POST.get("active_seconds")),
             )
         except serializers.ValidationError as error:
-            errors = error.detail if isinstance(error.detail, dict) else {"__all__": error.detail}
+            errors = error.detail if isinstance(error.detail, dict) else {"non_field_errors": error.detail}
         except DomainError as refusal:
             messages.error(request, refusal.message)
             return redirect("hits:home")
