@@ -11,6 +11,7 @@ from accounts.models import Role
 from config.api import WriteThrottle
 
 from . import selectors, services
+from .errors import AssignmentNotFound
 from .models import Assignment, Batch
 from .serializers import (
     AssignmentSerializer,
@@ -31,6 +32,15 @@ class IsAdminRole(permissions.BasePermission):
 
     def has_permission(self, request, view):
         return request.user.is_authenticated and request.user.has_role(Role.ADMIN)
+
+
+def _id(pk):
+    # Acting on an id that is not yours is refused by the service (403), and an id that
+    # does not exist gets a 404; the URL pattern admits any text.
+    try:
+        return int(pk)
+    except ValueError:
+        raise AssignmentNotFound(f"There is no assignment {pk}.") from None
 
 
 def _valid(serializer_class, data):
@@ -115,24 +125,19 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 
     @extend_schema(request=RequestTaskSerializer, responses={200: AssignmentSerializer, 201: AssignmentSerializer})
     def create(self, request):
-        batch = _valid(RequestTaskSerializer, request.data)["batch"]
-        assignment, created = services.request_next_task(worker=request.user, batch=batch)
+        batch_id = _valid(RequestTaskSerializer, request.data)["batch"]
+        assignment, created = services.request_next_task(worker=request.user, batch_id=batch_id)
         return Response(
             AssignmentSerializer(assignment).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
         )
-
-    def _any_assignment(self, pk):
-        # Acting on an id that is not yours is refused by the service with a 403.
-        return get_object_or_404(Assignment.objects.only("id"), pk=pk)
 
     @extend_schema(request=SubmitSerializer, responses=AssignmentSerializer)
     @action(detail=True, methods=["post"])
     def submit(self, request, pk=None):
         data = _valid(SubmitSerializer, request.data)
-        assignment = self._any_assignment(pk)
         try:
             assignment = services.submit_assignment(
-                assignment_id=assignment.pk,
+                assignment_id=_id(pk),
                 worker=request.user,
                 data=data["answer"],
                 active_seconds=data.get("active_seconds"),
@@ -145,7 +150,7 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     @extend_schema(request=None, responses=AssignmentSerializer)
     @action(detail=True, methods=["post"], url_path="return")
     def return_(self, request, pk=None):
-        assignment = services.return_assignment(assignment_id=self._any_assignment(pk).pk, worker=request.user)
+        assignment = services.return_assignment(assignment_id=_id(pk), worker=request.user)
         return Response(AssignmentSerializer(assignment).data)
 
     @extend_schema(request=FeedbackSerializer, responses=AssignmentSerializer)
@@ -153,7 +158,7 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     def approve(self, request, pk=None):
         data = _valid(FeedbackSerializer, request.data)
         assignment = services.approve_assignment(
-            assignment_id=self._any_assignment(pk).pk, actor=request.user, feedback=data.get("feedback", "")
+            assignment_id=_id(pk), actor=request.user, feedback=data.get("feedback", "")
         )
         return Response(AssignmentSerializer(assignment).data)
 
@@ -161,9 +166,7 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     @action(detail=True, methods=["post"])
     def reject(self, request, pk=None):
         data = _valid(RejectSerializer, request.data)
-        assignment = services.reject_assignment(
-            assignment_id=self._any_assignment(pk).pk, actor=request.user, feedback=data["feedback"]
-        )
+        assignment = services.reject_assignment(assignment_id=_id(pk), actor=request.user, feedback=data["feedback"])
         return Response(AssignmentSerializer(assignment).data)
 
     @extend_schema(request=BonusSerializer, responses=AssignmentSerializer)
@@ -171,7 +174,7 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     def bonus(self, request, pk=None):
         data = _valid(BonusSerializer, request.data)
         assignment = services.grant_bonus(
-            assignment_id=self._any_assignment(pk).pk, actor=request.user, amount=data["amount"], reason=data["reason"]
+            assignment_id=_id(pk), actor=request.user, amount=data["amount"], reason=data["reason"]
         )
         return Response(AssignmentSerializer(assignment).data)
 

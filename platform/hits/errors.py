@@ -36,3 +36,13 @@ class NoTaskAvailable(DomainError):
 class InvalidDecision(DomainError):
     status = 400
     code = "invalid"
+
+
+class AssignmentNotFound(DomainError):
+    status = 404
+    code = "not_found"
+
+
+class BatchNotFound(DomainError):
+    status = 404
+    code = "not_found"

@@ -173,8 +173,6 @@ class WorkEvent(models.Model):
     """Audit trail of the work engine: who changed what, when."""
 
     class Action(models.TextChoices):
-        ASSIGNED = "assigned"
-        SUBMITTED = "submitted"
         RETURNED = "returned"
         EXPIRED = "expired"
         APPROVED = "approved"

@@ -27,11 +27,12 @@ def eligibility(*, worker, batch, granted_slugs=None):
     kind_rule = kind.check_eligibility(worker=worker)
     if not kind_rule.eligible:
         return kind_rule
-    if granted_slugs is None:
+    required = batch.required_qualifications.all()
+    if required and granted_slugs is None:
         granted_slugs = set(
             QualificationGrant.objects.filter(user=worker).values_list("qualification__slug", flat=True)
         )
-    missing = [q.name for q in batch.required_qualifications.all() if q.slug not in granted_slugs]
+    missing = [q.name for q in required if q.slug not in granted_slugs]
     if missing:
         return Eligibility(False, "You need the qualification: " + ", ".join(missing) + ".")
     if batch.allowed_locales and profile.locale not in batch.allowed_locales:

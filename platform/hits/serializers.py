@@ -95,7 +95,7 @@ class AssignmentSerializer(serializers.ModelSerializer):
 
 
 class RequestTaskSerializer(serializers.Serializer):
-    batch = serializers.PrimaryKeyRelatedField(queryset=Batch.objects.all())
+    batch = serializers.IntegerField(min_value=1, help_text="The batch to take a task from.")
 
 
 class SubmitSerializer(serializers.Serializer):

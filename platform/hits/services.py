@@ -18,6 +18,8 @@ from accounts.models import RaterProfile, Role
 from . import registry, selectors
 from .errors import (
     AssignmentClosed,
+    AssignmentNotFound,
+    BatchNotFound,
     BatchNotOpen,
     InvalidDecision,
     NotAllowed,
@@ -87,7 +89,7 @@ def close_batch(*, batch, actor=None):
 # --- Hand-out ---------------------------------------------------------------------------------
 
 
-def request_next_task(*, worker, batch):
+def request_next_task(*, worker, batch_id):
     """Gives ``worker`` a task from ``batch``: their open one if they have it, else a new one.
 
     Returns ``(assignment, created)``. Safe under any number of concurrent callers: the
@@ -97,7 +99,7 @@ def request_next_task(*, worker, batch):
     """
     for _attempt in range(3):
         try:
-            return _request_next_task(worker=worker, batch_id=batch.pk)
+            return _request_next_task(worker=worker, batch_id=batch_id)
         except IntegrityError:
             # Only reachable if a constraint caught a race the locks did not; the retry
             # sees the committed state and answers from it.
@@ -108,7 +110,9 @@ def request_next_task(*, worker, batch):
 @transaction.atomic
 def _request_next_task(*, worker, batch_id):
     profile = RaterProfile.objects.select_for_update().get(user=worker)
-    batch = Batch.objects.prefetch_related("required_qualifications").get(pk=batch_id)
+    batch = Batch.objects.prefetch_related("required_qualifications").filter(pk=batch_id).first()
+    if batch is None:
+        raise BatchNotFound(f"There is no batch {batch_id}.")
     if batch.state != Batch.State.OPEN:
         raise BatchNotOpen(f"The batch “{batch.name}” is {batch.get_state_display().lower()}; it hands out no work.")
     registry.get(batch.kind)  # a kind since removed from the server: UnknownKind (409)
@@ -138,12 +142,21 @@ def _request_next_task(*, worker, batch_id):
         task=task, batch=batch, worker=worker, expires_at=now + timedelta(minutes=minutes)
     )
     Task.objects.filter(pk=task.pk).update(slots_taken=F("slots_taken") + 1)
-    _event(WorkEvent.Action.ASSIGNED, actor=worker, worker_id=worker.pk, assignment=assignment, batch_id=batch.pk)
+    # Hand-out and submission are recorded on the assignment itself (assigned_at,
+    # submitted_at); the event log keeps the decisions and the ends that free a slot.
     return assignment, True
 
 
 def _locked_assignment(assignment_id):
-    return Assignment.objects.select_for_update(of=("self",)).select_related("task", "batch").get(pk=assignment_id)
+    assignment = (
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("task", "batch")
+        .filter(pk=assignment_id)
+        .first()
+    )
+    if assignment is None:
+        raise AssignmentNotFound(f"There is no assignment {assignment_id}.")
+    return assignment
 
 
 def _end_assignment(assignment, *, state, now):
@@ -191,13 +204,6 @@ def submit_assignment(*, assignment_id, worker, data, active_seconds=None):
             assignment.spot_check = _in_spot_check(assignment.pk, assignment.batch.spot_check_percent)
             assignment.save(update_fields=["state", "submitted_at", "active_seconds", "answer", "spot_check"])
             kind.on_submitted(assignment=assignment, answer=answer)
-            _event(
-                WorkEvent.Action.SUBMITTED,
-                actor=worker,
-                worker_id=worker.pk,
-                assignment=assignment,
-                batch_id=assignment.batch_id,
-            )
     if closed is not None:
         raise closed
     return assignment

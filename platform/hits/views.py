@@ -11,7 +11,7 @@ from rest_framework import serializers
 from config.errors import DomainError
 
 from . import registry, selectors, services
-from .models import Assignment, Batch
+from .models import Assignment
 
 
 @login_required
@@ -33,9 +33,8 @@ def home(request):
 @login_required
 @require_POST
 def start(request, batch_id):
-    batch = get_object_or_404(Batch, pk=batch_id)
     try:
-        assignment, _created = services.request_next_task(worker=request.user, batch=batch)
+        assignment, _created = services.request_next_task(worker=request.user, batch_id=batch_id)
     except DomainError as refusal:
         messages.error(request, refusal.message)
         return redirect("hits:home")

@@ -116,11 +116,12 @@ def test_batch_of_an_unknown_kind(rater, admin_user, api_for):
 
 def test_request_for_a_missing_batch_or_assignment(rater, api_for):
     client = api_for(rater)
-    assert (
-        "batch"
-        in _error(client.post("/api/v1/assignments/", {"batch": 999999}, format="json"), 400, "invalid")["fields"]
-    )
+    missing = _error(client.post("/api/v1/assignments/", {"batch": 999999}, format="json"), 404, "not_found")
+    assert "999999" in missing["message"]
+    malformed = _error(client.post("/api/v1/assignments/", {"batch": "first"}, format="json"), 400, "invalid")
+    assert "batch" in malformed["fields"]
     _error(client.post("/api/v1/assignments/999999/submit/", {"answer": GOOD_ANSWER}, format="json"), 404, "not_found")
+    _error(client.post("/api/v1/assignments/abc/submit/", {"answer": GOOD_ANSWER}, format="json"), 404, "not_found")
 
 
 def test_no_credentials_and_revoked_tokens_are_refused(rater, api_for):

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _submitted(worker, batch):
-    assignment, _ = services.request_next_task(worker=worker, batch=batch)
+    assignment, _ = services.request_next_task(worker=worker, batch_id=batch.pk)
     return services.submit_assignment(assignment_id=assignment.pk, worker=worker, data=GOOD_ANSWER, active_seconds=40)
 
 
@@ -38,7 +38,7 @@ def test_rejection_needs_feedback_and_offers_the_task_again(rater, other_rater, 
     assert assignment.state == "rejected" and assignment.pay == 0
     assert rater.profile.rejected_count == 1
     assert Task.objects.get(pk=assignment.task_id).slots_taken == 0
-    again, _ = services.request_next_task(worker=other_rater, batch=batch)
+    again, _ = services.request_next_task(worker=other_rater, batch_id=batch.pk)
     assert again.task_id == assignment.task_id
 
 
@@ -69,16 +69,16 @@ def test_bonus_needs_a_reason_and_adds_up(rater, reviewer):
 
 def test_blocking_returns_open_work_and_stops_new_work(rater, reviewer):
     batch = open_batch(tasks=2)
-    assignment, _ = services.request_next_task(worker=rater, batch=batch)
+    assignment, _ = services.request_next_task(worker=rater, batch_id=batch.pk)
     services.block_worker(worker=rater, actor=reviewer, reason="Answers copied from other workers")
     assignment.refresh_from_db()
     assert assignment.state == Assignment.State.RETURNED
     assert Task.objects.get(pk=assignment.task_id).slots_taken == 0
     with pytest.raises(NotEligible, match="copied"):
-        services.request_next_task(worker=rater, batch=batch)
+        services.request_next_task(worker=rater, batch_id=batch.pk)
     services.unblock_worker(worker=rater, actor=reviewer)
     rater.refresh_from_db()
-    new, _ = services.request_next_task(worker=rater, batch=batch)
+    new, _ = services.request_next_task(worker=rater, batch_id=batch.pk)
     assert new.task_id != assignment.task_id
 
 

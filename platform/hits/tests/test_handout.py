@@ -17,19 +17,19 @@ def test_worker_gets_each_task_once_and_then_runs_out(rater):
     batch = open_batch(tasks=3, wanted=2)
     seen = []
     for _ in range(3):
-        assignment, created = services.request_next_task(worker=rater, batch=batch)
+        assignment, created = services.request_next_task(worker=rater, batch_id=batch.pk)
         assert created
         seen.append(assignment.task_id)
         services.submit_assignment(assignment_id=assignment.pk, worker=rater, data=GOOD_ANSWER)
     assert len(set(seen)) == 3
     with pytest.raises(NoTaskAvailable, match="no task left for you"):
-        services.request_next_task(worker=rater, batch=batch)
+        services.request_next_task(worker=rater, batch_id=batch.pk)
 
 
 def test_asking_again_returns_the_assignment_already_held(rater):
     batch = open_batch(tasks=3)
-    first, created = services.request_next_task(worker=rater, batch=batch)
-    again, created_again = services.request_next_task(worker=rater, batch=batch)
+    first, created = services.request_next_task(worker=rater, batch_id=batch.pk)
+    again, created_again = services.request_next_task(worker=rater, batch_id=batch.pk)
     assert created and not created_again
     assert again.pk == first.pk
     assert Assignment.objects.filter(worker=rater).count() == 1
@@ -38,20 +38,20 @@ def test_asking_again_returns_the_assignment_already_held(rater):
 def test_task_is_never_handed_out_beyond_its_wanted_assignments(db):
     batch = open_batch(tasks=1, wanted=2)
     workers = UserFactory.create_batch(3)
-    services.request_next_task(worker=workers[0], batch=batch)
-    services.request_next_task(worker=workers[1], batch=batch)
+    services.request_next_task(worker=workers[0], batch_id=batch.pk)
+    services.request_next_task(worker=workers[1], batch_id=batch.pk)
     with pytest.raises(NoTaskAvailable):
-        services.request_next_task(worker=workers[2], batch=batch)
+        services.request_next_task(worker=workers[2], batch_id=batch.pk)
     assert Task.objects.get(batch=batch).slots_taken == 2
 
 
 def test_returned_task_goes_to_someone_else_but_not_back_to_the_same_worker(rater, other_rater):
     batch = open_batch(tasks=1)
-    assignment, _ = services.request_next_task(worker=rater, batch=batch)
+    assignment, _ = services.request_next_task(worker=rater, batch_id=batch.pk)
     services.return_assignment(assignment_id=assignment.pk, worker=rater)
     with pytest.raises(NoTaskAvailable):
-        services.request_next_task(worker=rater, batch=batch)
-    handed, _ = services.request_next_task(worker=other_rater, batch=batch)
+        services.request_next_task(worker=rater, batch_id=batch.pk)
+    handed, _ = services.request_next_task(worker=other_rater, batch_id=batch.pk)
     assert handed.task_id == assignment.task_id
 
 
@@ -59,14 +59,14 @@ def test_draft_and_closed_batches_hand_out_nothing(rater):
     batch = open_batch(tasks=2)
     services.close_batch(batch=batch)
     with pytest.raises(BatchNotOpen, match="closed"):
-        services.request_next_task(worker=rater, batch=batch)
+        services.request_next_task(worker=rater, batch_id=batch.pk)
 
 
 def test_expired_assignment_is_closed_and_a_new_one_given(rater):
     batch = open_batch(tasks=2)
-    old, _ = services.request_next_task(worker=rater, batch=batch)
+    old, _ = services.request_next_task(worker=rater, batch_id=batch.pk)
     Assignment.objects.filter(pk=old.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
-    new, created = services.request_next_task(worker=rater, batch=batch)
+    new, created = services.request_next_task(worker=rater, batch_id=batch.pk)
     assert created and new.task_id != old.task_id
     old.refresh_from_db()
     assert old.state == Assignment.State.EXPIRED
@@ -75,8 +75,8 @@ def test_expired_assignment_is_closed_and_a_new_one_given(rater):
 
 def test_sweep_expires_only_overdue_assignments_and_frees_their_tasks(rater, other_rater):
     batch = open_batch(tasks=2)
-    overdue, _ = services.request_next_task(worker=rater, batch=batch)
-    current, _ = services.request_next_task(worker=other_rater, batch=batch)
+    overdue, _ = services.request_next_task(worker=rater, batch_id=batch.pk)
+    current, _ = services.request_next_task(worker=other_rater, batch_id=batch.pk)
     Assignment.objects.filter(pk=overdue.pk).update(expires_at=timezone.now() - timedelta(minutes=1))
     assert services.expire_overdue_assignments() == 1
     assert services.expire_overdue_assignments() == 0  # idempotent
@@ -108,7 +108,7 @@ def test_ineligible_worker_is_refused_with_the_reason(rater, setup, reason):
     rater.refresh_from_db()
     batch.refresh_from_db()
     with pytest.raises(NotEligible, match=reason):
-        services.request_next_task(worker=rater, batch=batch)
+        services.request_next_task(worker=rater, batch_id=batch.pk)
     assert selectors.eligibility(worker=rater, batch=batch).reason.count(reason) == 1
     assert not Assignment.objects.filter(worker=rater).exists()
 
@@ -119,7 +119,7 @@ def test_granted_qualification_makes_worker_eligible(rater):
     batch.required_qualifications.add(qualification)
     assert not selectors.eligibility(worker=rater, batch=batch).eligible
     grant_qualification(user=rater, qualification=qualification)
-    assignment, _ = services.request_next_task(worker=rater, batch=batch)
+    assignment, _ = services.request_next_task(worker=rater, batch_id=batch.pk)
     assert assignment.state == "assigned"
 
 
@@ -130,7 +130,7 @@ def test_new_worker_without_decisions_passes_an_approval_rate_rule(rater):
 
 def test_home_listing_counts_tasks_left_for_this_worker(rater, other_rater):
     batch = open_batch(tasks=3)
-    services.request_next_task(worker=other_rater, batch=batch)
+    services.request_next_task(worker=other_rater, batch_id=batch.pk)
     (row,) = selectors.open_batches_for(worker=rater)
     assert row["batch"].pk == batch.pk and row["available"] == 2 and row["eligibility"].eligible
 

@@ -61,7 +61,7 @@ def test_skip_hands_the_next_task_and_return_goes_home(client, rater):
 
 
 def test_someone_elses_task_page_does_not_exist_for_me(client, rater, other_rater):
-    assignment, _ = services.request_next_task(worker=rater, batch=open_batch(tasks=1))
+    assignment, _ = services.request_next_task(worker=rater, batch_id=open_batch(tasks=1).pk)
     client.force_login(other_rater)
     assert client.get(reverse("hits:task", args=[assignment.pk])).status_code == 404
     assert client.post(reverse("hits:return", args=[assignment.pk])).status_code == 404
@@ -70,7 +70,7 @@ def test_someone_elses_task_page_does_not_exist_for_me(client, rater, other_rate
 def test_history_and_earnings_show_decisions(client, rater, reviewer):
     batch = open_batch(tasks=2, reward="0.40", name="Paid batch")
     for _ in range(2):
-        assignment, _ = services.request_next_task(worker=rater, batch=batch)
+        assignment, _ = services.request_next_task(worker=rater, batch_id=batch.pk)
         services.submit_assignment(assignment_id=assignment.pk, worker=rater, data=GOOD_ANSWER)
     first, second = Assignment.objects.filter(worker=rater).order_by("id")
     services.approve_assignment(assignment_id=first.pk, actor=reviewer)
@@ -84,7 +84,7 @@ def test_history_and_earnings_show_decisions(client, rater, reviewer):
 
 
 def test_closed_assignment_page_says_so_instead_of_a_form(client, rater):
-    assignment, _ = services.request_next_task(worker=rater, batch=open_batch(tasks=1))
+    assignment, _ = services.request_next_task(worker=rater, batch_id=open_batch(tasks=1).pk)
     services.submit_assignment(assignment_id=assignment.pk, worker=rater, data=GOOD_ANSWER)
     client.force_login(rater)
     page = client.get(reverse("hits:task", args=[assignment.pk]))
