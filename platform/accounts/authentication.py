@@ -15,7 +15,10 @@ class ApiTokenAuthentication(authentication.TokenAuthentication):
     keyword = "Token"
 
     def authenticate_credentials(self, key):
-        token = ApiToken.objects.select_related("user").filter(digest=digest_token(key)).first()
+        try:
+            token = ApiToken.objects.select_related("user").get(digest=digest_token(key))
+        except ApiToken.DoesNotExist:
+            token = None
         if token is None or not token.is_active:
             raise exceptions.AuthenticationFailed("Invalid or revoked API token.")
         if not token.user.is_active:

@@ -64,34 +64,30 @@ class TasksInSerializer(serializers.Serializer):
     assignments_wanted = serializers.IntegerField(min_value=1, max_value=50, required=False)
 
 
-class AssignmentSerializer(serializers.ModelSerializer):
-    kind = serializers.CharField(source="batch.kind", read_only=True)
-    task = serializers.SerializerMethodField()
+class TaskOutSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    payload = serializers.JSONField()
 
-    def get_task(self, assignment) -> dict:
-        return {"id": assignment.task_id, "payload": assignment.task.payload}
 
-    class Meta:
-        model = Assignment
-        fields = [
-            "id",
-            "batch",
-            "kind",
-            "task",
-            "worker",
-            "state",
-            "assigned_at",
-            "expires_at",
-            "submitted_at",
-            "decided_at",
-            "active_seconds",
-            "answer",
-            "pay",
-            "bonus",
-            "bonus_reason",
-            "feedback",
-        ]
-        read_only_fields = fields
+class AssignmentSerializer(serializers.Serializer):
+    # Declared field by field rather than as a ModelSerializer: this is on the hand-out
+    # path, and a ModelSerializer rebuilds its fields from the model on every use.
+    id = serializers.IntegerField()
+    batch = serializers.IntegerField(source="batch_id")
+    kind = serializers.CharField(source="batch.kind")
+    task = TaskOutSerializer()
+    worker = serializers.IntegerField(source="worker_id")
+    state = serializers.ChoiceField(choices=Assignment.State.choices)
+    assigned_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField()
+    submitted_at = serializers.DateTimeField(allow_null=True)
+    decided_at = serializers.DateTimeField(allow_null=True)
+    active_seconds = serializers.IntegerField(allow_null=True)
+    answer = serializers.JSONField(allow_null=True)
+    pay = serializers.DecimalField(max_digits=8, decimal_places=2)
+    bonus = serializers.DecimalField(max_digits=8, decimal_places=2)
+    bonus_reason = serializers.CharField()
+    feedback = serializers.CharField()
 
 
 class RequestTaskSerializer(serializers.Serializer):

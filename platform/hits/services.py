@@ -9,8 +9,8 @@ from datetime import timedelta
 from decimal import Decimal
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
-from django.db.models import Exists, F, OuterRef
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import RaterProfile, Role
@@ -128,23 +128,50 @@ def _request_next_task(*, worker, batch_id):
             return current, False
         _end_assignment(current, state=State.EXPIRED, now=now)
 
-    task = (
-        Task.objects.select_for_update(skip_locked=True)
-        .filter(batch=batch, slots_taken__lt=F("assignments_wanted"))
-        .exclude(Exists(Assignment.objects.filter(task=OuterRef("pk"), worker=worker)))
-        .order_by("id")
-        .first()
-    )
+    task = _claim_task(batch=batch, worker_id=worker.pk)
     if task is None:
         raise NoTaskAvailable(f"The batch “{batch.name}” has no task left for you right now.")
     minutes = batch.assignment_minutes or settings.ASSIGNMENT_MINUTES
     assignment = Assignment.objects.create(
         task=task, batch=batch, worker=worker, expires_at=now + timedelta(minutes=minutes)
     )
-    Task.objects.filter(pk=task.pk).update(slots_taken=F("slots_taken") + 1)
     # Hand-out and submission are recorded on the assignment itself (assigned_at,
     # submitted_at); the event log keeps the decisions and the ends that free a slot.
     return assignment, True
+
+
+def _claim_task(*, batch, worker_id):
+    """Takes one slot of the first task in ``batch`` that ``worker_id`` never had.
+
+    One statement: find the task, lock it (skipping tasks other hand-outs hold, on
+    PostgreSQL), count the slot, return the task. On SQLite, which lets one writer at
+    a time, the transaction itself is the lock. The check constraint on ``slots_taken``
+    backs it all: a task can never be counted past ``assignments_wanted``.
+    """
+    lock = "FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
+    task_table, assignment_table = Task._meta.db_table, Assignment._meta.db_table
+    sql = f"""
+        UPDATE {task_table} SET slots_taken = slots_taken + 1
+        WHERE id = (
+            SELECT t.id FROM {task_table} t
+            WHERE t.batch_id = %s AND t.slots_taken < t.assignments_wanted
+              AND NOT EXISTS (SELECT 1 FROM {assignment_table} a WHERE a.task_id = t.id AND a.worker_id = %s)
+            ORDER BY t.id
+            LIMIT 1
+            {lock}
+        )
+        RETURNING id, payload
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [batch.pk, worker_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    # The other fields stay deferred: they load if anything reads them.
+    payload = Task._meta.get_field("payload").from_db_value(row[1], None, connection)
+    task = Task.from_db(connection.alias, ["id", "payload"], [row[0], payload])
+    task.batch = batch
+    return task
 
 
 def _locked_assignment(assignment_id):

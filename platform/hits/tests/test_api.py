@@ -214,3 +214,15 @@ def test_kind_registry_rejects_two_kinds_with_one_name():
 
     with pytest.raises(ValueError, match="Two task kinds"):
         registry.register(Impostor())
+
+
+def test_hand_out_and_submit_take_a_fixed_number_of_queries(rater, api_for, django_assert_max_num_queries):
+    client = api_for(rater)
+    batch = open_batch(tasks=40)
+    client.get("/api/v1/me/")  # the token's first use records last_used_at
+    # Counts include the SAVEPOINT and RELEASE that the test's own transaction adds.
+    for _ in range(3):
+        with django_assert_max_num_queries(9):
+            assignment = client.post("/api/v1/assignments/", {"batch": batch.pk}, format="json").json()
+        with django_assert_max_num_queries(5):
+            client.post(f"/api/v1/assignments/{assignment['id']}/submit/", {"answer": GOOD_ANSWER}, format="json")
