@@ -1,5 +1,8 @@
-from django.contrib import admin
+from django import forms
+from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin
+
+from config.errors import DomainError
 
 from .models import ApiToken, Qualification, QualificationGrant, RaterProfile, User
 
@@ -23,12 +26,45 @@ class TrailmarkUserAdmin(UserAdmin):
         return self.inlines if obj else []
 
 
+class BlockForm(admin.helpers.ActionForm):
+    reason = forms.CharField(required=False, label="Reason (required to block; the worker sees it)")
+
+
 @admin.register(RaterProfile)
 class RaterProfileAdmin(admin.ModelAdmin):
     list_display = ["user", "locale", "approved_count", "rejected_count", "blocked"]
     list_filter = ["blocked", "locale"]
     search_fields = ["user__username"]
-    readonly_fields = ["approved_count", "rejected_count"]
+    readonly_fields = ["approved_count", "rejected_count", "blocked", "blocked_reason", "blocked_at"]
+    action_form = BlockForm
+    actions = ["block", "unblock"]
+
+    @admin.action(description="Block the selected workers (with the reason above)")
+    def block(self, request, queryset):
+        from hits.services import block_worker
+
+        self._each(
+            request,
+            queryset,
+            lambda p: block_worker(worker=p.user, actor=request.user, reason=request.POST.get("reason", "")),
+            "blocked",
+        )
+
+    @admin.action(description="Unblock the selected workers")
+    def unblock(self, request, queryset):
+        from hits.services import unblock_worker
+
+        self._each(request, queryset, lambda p: unblock_worker(worker=p.user, actor=request.user), "unblocked")
+
+    def _each(self, request, queryset, change, done):
+        count = 0
+        for profile in queryset.select_related("user"):
+            try:
+                change(profile)
+                count += 1
+            except DomainError as refusal:
+                self.message_user(request, f"{profile.user}: {refusal.message}", messages.WARNING)
+        self.message_user(request, f"{count} workers {done}.")
 
 
 @admin.register(Qualification)

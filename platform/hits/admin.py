@@ -52,8 +52,9 @@ class TaskAdmin(admin.ModelAdmin):
     raw_id_fields = ["batch"]
 
 
-class ApprovalForm(admin.helpers.ActionForm):
-    feedback = forms.CharField(required=False, label="Feedback (required to reject)")
+class DecisionForm(admin.helpers.ActionForm):
+    feedback = forms.CharField(required=False, label="Feedback or bonus reason")
+    amount = forms.DecimalField(required=False, min_value=0, decimal_places=2, label="Bonus")
 
 
 @admin.register(Assignment)
@@ -85,8 +86,8 @@ class AssignmentAdmin(admin.ModelAdmin):
         "bonus",
         "bonus_reason",
     ]
-    action_form = ApprovalForm
-    actions = ["approve", "reject"]
+    action_form = DecisionForm
+    actions = ["approve", "reject", "bonus"]
 
     @admin.action(description="Approve the selected submissions")
     def approve(self, request, queryset):
@@ -108,6 +109,17 @@ class AssignmentAdmin(admin.ModelAdmin):
             queryset,
             lambda a: services.reject_assignment(assignment_id=a.pk, actor=request.user, feedback=feedback),
             "rejected",
+        )
+
+    @admin.action(description="Pay the bonus above to the selected submissions (the feedback is the reason)")
+    def bonus(self, request, queryset):
+        amount, reason = request.POST.get("amount") or "0", request.POST.get("feedback", "")
+        _run(
+            self,
+            request,
+            queryset,
+            lambda a: services.grant_bonus(assignment_id=a.pk, actor=request.user, amount=amount, reason=reason),
+            "bonused",
         )
 
 

@@ -6,7 +6,7 @@ the same task twice, and a task never has more live assignments than it wants.
 """
 
 from datetime import timedelta
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
@@ -327,8 +327,11 @@ def reject_assignment(*, assignment_id, actor, feedback):
 @transaction.atomic
 def grant_bonus(*, assignment_id, actor, amount, reason):
     _check_reviewer(actor)
-    amount = Decimal(str(amount))
-    if amount <= 0:
+    try:
+        amount = Decimal(str(amount))
+    except InvalidOperation:
+        raise InvalidDecision(f"“{amount}” is not an amount of money.") from None
+    if not amount.is_finite() or amount <= 0:
         raise InvalidDecision("A bonus must be more than zero.")
     if not reason or not reason.strip():
         raise InvalidDecision("Say why the bonus is given: the worker sees the reason.")
