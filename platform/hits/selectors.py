@@ -107,6 +107,10 @@ def earnings_for(*, worker):
         submitted=Count("id", filter=Q(state=Assignment.State.SUBMITTED)),
         rejected=Count("id", filter=Q(state=Assignment.State.REJECTED)),
     )
+    cents = Decimal("0.01")
+    for key in ("earned", "bonus", "pending"):
+        # SQLite sums decimals as floats; money is shown to the cent everywhere.
+        totals[key] = Decimal(str(totals[key])).quantize(cents)
     totals["total"] = totals["earned"] + totals["bonus"]
     return totals
 

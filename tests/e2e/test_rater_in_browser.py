@@ -24,7 +24,7 @@ def test_rater_finds_work_fixes_an_error_submits_and_sees_history(page, live_ser
     work.get_by_role("button", name="Start").click()
     expect(page.get_by_test_id("passage")).to_contain_text("Passage number")
     page.get_by_role("button", name="Submit", exact=True).click()
-    expect(page.locator(".field-error").first).to_contain_text("may not be blank")
+    expect(page.locator(".field-error").first).to_contain_text("Write your answer.")
 
     page.get_by_label("Your answer").fill("seven")
     page.get_by_label("Certain").check()

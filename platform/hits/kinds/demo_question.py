@@ -9,8 +9,13 @@ class DemoQuestionInput(serializers.Serializer):
 
 
 class DemoQuestionSubmission(serializers.Serializer):
-    answer = serializers.CharField(max_length=500, trim_whitespace=True)
-    confidence = serializers.ChoiceField(choices=["low", "medium", "high"])
+    answer = serializers.CharField(
+        max_length=500, error_messages={"blank": "Write your answer.", "required": "Write your answer."}
+    )
+    confidence = serializers.ChoiceField(
+        choices=["low", "medium", "high"],
+        error_messages={"required": "Say how sure you are.", "invalid_choice": "Pick low, medium or high."},
+    )
 
 
 class DemoQuestion(TaskKind):

@@ -35,7 +35,7 @@ def test_start_submit_with_errors_then_submit_and_continue(client, rater):
     assert b"What number is passage" in page.content
 
     bad = client.post(started["Location"], {"answer": "", "active_seconds": "5"})
-    assert bad.status_code == 400 and b"This field may not be blank." in bad.content
+    assert bad.status_code == 400 and b"Write your answer." in bad.content and b"Say how sure you are." in bad.content
     assignment.refresh_from_db()
     assert assignment.state == "assigned"
 
