@@ -19,6 +19,7 @@ from .serializers import (
     BatchSerializer,
     BlockSerializer,
     BonusSerializer,
+    DraftSerializer,
     FeedbackSerializer,
     RejectSerializer,
     RequestTaskSerializer,
@@ -146,6 +147,14 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
             detail = error.detail if isinstance(error.detail, dict) else {"non_field_errors": error.detail}
             raise serializers.ValidationError({f"answer.{key}": value for key, value in detail.items()}) from None
         return Response(AssignmentSerializer(assignment).data)
+
+    @extend_schema(request=DraftSerializer, responses={204: None})
+    @action(detail=True, methods=["put"])
+    def draft(self, request, pk=None):
+        """Saves work in progress on an open assignment; the task page does this as you type."""
+        data = _valid(DraftSerializer, request.data)
+        services.save_draft(assignment_id=_id(pk), worker=request.user, draft=data["draft"])
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(request=None, responses=AssignmentSerializer)
     @action(detail=True, methods=["post"], url_path="return")

@@ -122,6 +122,7 @@ class Assignment(models.Model):
     decided_at = models.DateTimeField(null=True, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True, help_text="When it was returned or expired.")
     active_seconds = models.PositiveIntegerField(null=True, blank=True, help_text="Time the task page was in view.")
+    draft = models.JSONField(null=True, blank=True, help_text="Work in progress, saved as the worker goes.")
     answer = models.JSONField(null=True, blank=True, help_text="The submission, as the kind accepted it.")
     spot_check = models.BooleanField(default=False, help_text="Drawn for the batch's spot check.")
     pay = models.DecimalField(max_digits=8, decimal_places=2, default=Decimal("0.00"))

@@ -83,6 +83,7 @@ class AssignmentSerializer(serializers.Serializer):
     submitted_at = serializers.DateTimeField(allow_null=True)
     decided_at = serializers.DateTimeField(allow_null=True)
     active_seconds = serializers.IntegerField(allow_null=True)
+    draft = serializers.JSONField(allow_null=True)
     answer = serializers.JSONField(allow_null=True)
     pay = serializers.DecimalField(max_digits=8, decimal_places=2)
     bonus = serializers.DecimalField(max_digits=8, decimal_places=2)
@@ -97,6 +98,10 @@ class RequestTaskSerializer(serializers.Serializer):
 class SubmitSerializer(serializers.Serializer):
     answer = serializers.DictField(help_text="The kind's submission fields.")
     active_seconds = serializers.IntegerField(min_value=0, required=False, help_text="Seconds the task was in view.")
+
+
+class DraftSerializer(serializers.Serializer):
+    draft = serializers.JSONField(help_text="Anything the task page needs to restore the work in progress.")
 
 
 class FeedbackSerializer(serializers.Serializer):

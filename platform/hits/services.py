@@ -5,6 +5,7 @@ database constraints (``hits.models``) to back its invariants: a worker never ho
 the same task twice, and a task never has more live assignments than it wants.
 """
 
+import json
 from datetime import timedelta
 from decimal import Decimal, InvalidOperation
 
@@ -238,6 +239,21 @@ def submit_assignment(*, assignment_id, worker, data, active_seconds=None):
 
 def _jsonable(answer):
     return {key: (str(value) if isinstance(value, Decimal) else value) for key, value in dict(answer).items()}
+
+
+MAX_DRAFT_BYTES = 64 * 1024
+
+
+@transaction.atomic
+def save_draft(*, assignment_id, worker, draft):
+    """Keeps the worker's unfinished work on the server, so a reload loses nothing."""
+    if len(json.dumps(draft)) > MAX_DRAFT_BYTES:
+        raise InvalidDecision(f"A draft may hold at most {MAX_DRAFT_BYTES // 1024} KB.")
+    assignment = _locked_assignment(assignment_id)
+    _check_open(assignment, worker=worker, now=timezone.now())
+    assignment.draft = draft
+    assignment.save(update_fields=["draft"])
+    return assignment
 
 
 @transaction.atomic

@@ -52,8 +52,7 @@ def task(request, assignment_id):
     kind = registry.get(assignment.batch.kind)
     errors, values = {}, {}
     if request.method == "POST":
-        # Fields left out of the form (an unticked choice) stay out, so they read as missing.
-        values = {key: request.POST[key] for key in kind.submission_serializer().fields if key in request.POST}
+        values = kind.form_data(request.POST)
         try:
             services.submit_assignment(
                 assignment_id=assignment.pk,

@@ -39,6 +39,18 @@ class TaskKind:
             return Eligibility(False, f"This work needs the {Role(self.required_role).label.lower()} role.")
         return ELIGIBLE
 
+    def form_data(self, post):
+        """The submission as the task page's form sends it (``request.POST``).
+
+        The default reads one value per submission field; kinds with lists or nested
+        values override it.
+        """
+        return {key: post[key] for key in self.submission_serializer().fields if key in post}
+
+    def page_context(self, *, assignment):
+        """Extra template context for the kind's task page."""
+        return {}
+
     def clean_input(self, payload):
         serializer = self.input_serializer(data=payload)
         serializer.is_valid(raise_exception=True)

@@ -226,3 +226,17 @@ def test_hand_out_and_submit_take_a_fixed_number_of_queries(rater, api_for, djan
             assignment = client.post("/api/v1/assignments/", {"batch": batch.pk}, format="json").json()
         with django_assert_max_num_queries(5):
             client.post(f"/api/v1/assignments/{assignment['id']}/submit/", {"answer": GOOD_ANSWER}, format="json")
+
+
+def test_draft_is_kept_for_the_worker_only_while_the_assignment_is_open(rater, other_rater, api_for):
+    client = api_for(rater)
+    assignment = _take(client, open_batch(tasks=1))
+    url = f"/api/v1/assignments/{assignment['id']}/draft/"
+    assert client.put(url, {"draft": {"answer": "sev"}}, format="json").status_code == 204
+    assert client.get(f"/api/v1/assignments/{assignment['id']}/").json()["draft"] == {"answer": "sev"}
+    _error(api_for(other_rater).put(url, {"draft": {"answer": "x"}}, format="json"), 403, "not_your_assignment")
+    _error(client.put(url, {"draft": {"answer": "x" * 70000}}, format="json"), 400, "invalid")
+    _error(client.put(url, {}, format="json"), 400, "invalid")
+    client.post(f"/api/v1/assignments/{assignment['id']}/submit/", {"answer": GOOD_ANSWER}, format="json")
+    _error(client.put(url, {"draft": {"answer": "late"}}, format="json"), 409, "assignment_closed")
+    assert Assignment.objects.get(pk=assignment["id"]).draft == {"answer": "sev"}
