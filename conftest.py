@@ -22,6 +22,18 @@ def _fresh_cache():
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def _media_in_a_temporary_folder(settings, tmp_path):
+    """Uploaded files go to a fresh folder per test, never into the project's var/."""
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": tmp_path / "media"},
+        },
+    }
+
+
 @pytest.fixture
 def rater(db):
     return UserFactory(role=Role.RATER)

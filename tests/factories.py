@@ -53,3 +53,28 @@ def batch_refreshed(batch):
 
 
 GOOD_ANSWER = {"answer": "seven", "confidence": "high"}
+
+
+def make_category(slug):
+    """A website category; the default ones come from a migration, which the browser
+    tests' database flushes remove, so they are made again when missing."""
+    from collection.models import Category
+
+    return Category.objects.get_or_create(slug=slug, defaults={"name": slug.replace("-", " ").title()})[0]
+
+
+def capture_batch(*, kind, categories=("shopping",), per_category=1, **fields):
+    """An open batch of screen QA tasks, ``per_category`` tasks in each category."""
+    for slug in categories:
+        make_category(slug)
+    batch = services.create_batch(
+        name=fields.pop("name", f"{kind} batch {timezone.now():%H%M%S%f}"), kind=kind, **fields
+    )
+    services.add_tasks(batch=batch, payloads=[{"category": slug} for slug in categories for _ in range(per_category)])
+    return services.open_batch(batch=batch)
+
+
+def site(*, category="shopping", name=None, url):
+    from collection.models import Site
+
+    return Site.objects.create(category=make_category(category), name=name or url, url=url)

@@ -92,6 +92,28 @@ def _codes(codes):
     return codes if isinstance(codes, str) else "error"
 
 
+def field_errors(detail, prefix=""):
+    """DRF's nested error detail as ``{"dotted.field.path": [messages]}``.
+
+    A list serializer's errors become ``screens.1.url``; errors about a whole list or
+    object stay on its own name.
+    """
+    if not isinstance(detail, dict):
+        detail = {"non_field_errors": detail}
+    flat = {}
+    for key, value in detail.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            flat.update(field_errors(value, prefix=f"{name}."))
+        elif isinstance(value, list) and any(isinstance(item, (dict, list)) for item in value):
+            for index, item in enumerate(value):
+                if item:
+                    flat.update(field_errors(item if isinstance(item, dict) else {"": item}, prefix=f"{name}.{index}."))
+        else:
+            flat[name] = [str(item) for item in (value if isinstance(value, list) else [value])]
+    return {key.rstrip("."): messages for key, messages in flat.items()}
+
+
 def exception_handler(exc, context):
     """Renders every API error as ``{"error": {"code", "message", "fields"}}``."""
     if isinstance(exc, DomainError):
@@ -106,11 +128,7 @@ def exception_handler(exc, context):
 
     fields = {}
     if isinstance(exc, exceptions.ValidationError):
-        detail = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
-        fields = {
-            key: [str(item) for item in (value if isinstance(value, list) else [value])]
-            for key, value in detail.items()
-        }
+        fields = field_errors(exc.detail)
         code = "invalid"
         message = "The request has invalid fields: " + ", ".join(sorted(fields)) + "."
     else:

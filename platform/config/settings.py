@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "accounts",
     "hits",
+    "assets",
     "collection",
     "validation",
 ]
@@ -218,6 +219,16 @@ SPECTACULAR_SETTINGS = {
 # --- Work engine ------------------------------------------------------------------------
 # Minutes a worker may hold an assignment before it expires, when a batch sets none.
 ASSIGNMENT_MINUTES = int(os.environ.get("ASSIGNMENT_MINUTES", "30"))
+
+# --- Assets -------------------------------------------------------------------------------
+# Limits on one uploaded image (platform/assets): its size in bytes, and its pixels, which
+# are checked from the header before any are decoded.
+ASSET_MAX_BYTES = int(os.environ.get("ASSET_MAX_BYTES", str(20 * 1024 * 1024)))
+ASSET_MAX_PIXELS = int(os.environ.get("ASSET_MAX_PIXELS", "50000000"))
+# Uploaded files larger than this are spooled to a temporary file rather than held in memory.
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+# The rest of a request body (JSON, form fields; files do not count) is read into memory.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 
 # --- Production hardening (checked by `manage.py check --deploy`) --------------------------
 if not DEBUG:

@@ -5,6 +5,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
 api_v1 = [
     path("", include("accounts.api_urls")),
     path("", include("hits.api_urls")),
+    path("", include("assets.api_urls")),
+    path("", include("collection.api_urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularRedocView.as_view(url_name="api-v1:schema"), name="docs"),
 ]
@@ -13,5 +15,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
     path("api/v1/", include((api_v1, "api-v1"))),
+    path("assets/", include("assets.urls")),
     path("", include("hits.urls")),
 ]

@@ -144,8 +144,8 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
                 active_seconds=data.get("active_seconds"),
             )
         except serializers.ValidationError as error:
-            detail = error.detail if isinstance(error.detail, dict) else {"non_field_errors": error.detail}
-            raise serializers.ValidationError({f"answer.{key}": value for key, value in detail.items()}) from None
+            # Errors about the kind's fields are reported under "answer.<field>".
+            raise serializers.ValidationError({"answer": error.detail}) from None
         return Response(AssignmentSerializer(assignment).data)
 
     @extend_schema(request=DraftSerializer, responses={204: None})

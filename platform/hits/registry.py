@@ -6,6 +6,8 @@ from config.errors import DomainError
 
 KIND_CLASSES = [
     "hits.kinds.demo_question.DemoQuestion",
+    "collection.kinds.single_screen_qa.SingleScreenQA",
+    "collection.kinds.multi_screen_qa.MultiScreenQA",
 ]
 
 _kinds = {}

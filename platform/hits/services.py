@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
+from rest_framework import serializers
 
 from accounts.models import RaterProfile, Role
 
@@ -59,7 +60,14 @@ def add_tasks(*, batch, payloads, assignments_wanted=None):
     """Checks every payload against the kind's input schema before adding any."""
     kind = registry.get(batch.kind)
     wanted = assignments_wanted or kind.default_assignments_wanted
-    cleaned = [kind.clean_input(payload) for payload in payloads]
+    cleaned, errors = [], {}
+    for index, payload in enumerate(payloads):
+        try:
+            cleaned.append(kind.clean_input(payload))
+        except serializers.ValidationError as error:
+            errors[index] = error.detail
+    if errors:
+        raise serializers.ValidationError(errors)
     return Task.objects.bulk_create(
         [Task(batch=batch, payload=payload, assignments_wanted=wanted) for payload in cleaned]
     )
@@ -228,17 +236,19 @@ def submit_assignment(*, assignment_id, worker, data, active_seconds=None):
             assignment.active_seconds = (
                 wall_seconds if active_seconds is None else min(int(active_seconds), wall_seconds)
             )
-            assignment.answer = _jsonable(answer)
             assignment.spot_check = _in_spot_check(assignment.pk, assignment.batch.spot_check_percent)
+            assignment.answer = _jsonable(kind.on_submitted(assignment=assignment, answer=answer))
             assignment.save(update_fields=["state", "submitted_at", "active_seconds", "answer", "spot_check"])
-            kind.on_submitted(assignment=assignment, answer=answer)
     if closed is not None:
         raise closed
     return assignment
 
 
 def _jsonable(answer):
-    return {key: (str(value) if isinstance(value, Decimal) else value) for key, value in dict(answer).items()}
+    return {
+        key: str(value) if isinstance(value, Decimal) else sorted(value) if isinstance(value, set) else value
+        for key, value in dict(answer).items()
+    }
 
 
 MAX_DRAFT_BYTES = 64 * 1024

@@ -8,6 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 from rest_framework import serializers
 
+from config.api import field_errors
 from config.errors import DomainError
 
 from . import registry, selectors, services
@@ -50,7 +51,7 @@ def _own_assignment(request, assignment_id):
 def task(request, assignment_id):
     assignment = _own_assignment(request, assignment_id)
     kind = registry.get(assignment.batch.kind)
-    errors, values = {}, {}
+    errors, error_list, values = {}, {}, {}
     if request.method == "POST":
         values = kind.form_data(request.POST)
         try:
@@ -62,6 +63,7 @@ def task(request, assignment_id):
             )
         except serializers.ValidationError as error:
             errors = error.detail if isinstance(error.detail, dict) else {"non_field_errors": error.detail}
+            error_list = field_errors(error.detail)
         except DomainError as refusal:
             messages.error(request, refusal.message)
             return redirect("hits:home")
@@ -78,7 +80,9 @@ def task(request, assignment_id):
             "kind": kind,
             "payload": assignment.task.payload,
             "errors": errors,
+            "error_list": error_list,
             "values": values,
+            **kind.page_context(assignment=assignment),
         },
         status=400 if errors else 200,
     )

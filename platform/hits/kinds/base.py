@@ -62,7 +62,9 @@ class TaskKind:
         return serializer.validated_data
 
     def on_submitted(self, *, assignment, answer):
-        """Store the kind's domain records for a submission (inside the submit transaction)."""
+        """Stores the kind's domain records for a submission (inside the submit transaction)
+        and returns what the assignment keeps as its answer: plain JSON."""
+        return answer
 
     def on_approved(self, *, assignment):
         """React to an approved submission (inside the approval transaction)."""

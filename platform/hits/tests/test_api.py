@@ -142,7 +142,7 @@ def test_admin_builds_a_batch_over_the_api(admin_user, rater, api_for):
     assert batch.status_code == 201, batch.json()
     batch_id = batch.json()["id"]
     bad = admin.post(f"/api/v1/batches/{batch_id}/tasks/", {"payloads": [{"passage": "p"}]}, format="json")
-    assert "payloads" in _error(bad, 400, "invalid")["fields"]
+    assert _error(bad, 400, "invalid")["fields"] == {"payloads.0.question": ["This field is required."]}
     assert Task.objects.filter(batch_id=batch_id).count() == 0
     good = admin.post(
         f"/api/v1/batches/{batch_id}/tasks/",

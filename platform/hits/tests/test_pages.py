@@ -95,18 +95,3 @@ def test_closed_assignment_page_says_so_instead_of_a_form(client, rater):
     resubmit = client.post(reverse("hits:task", args=[assignment.pk]), GOOD_ANSWER)
     assert resubmit.status_code == 302
     assert Assignment.objects.filter(worker=rater).count() == 1
-
-
-def test_demo_loader_is_idempotent(db):
-    from django.core.management import call_command
-
-    from accounts.models import User
-    from hits.models import Batch, Task
-
-    call_command("load_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
-    call_command("load_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
-    assert set(User.objects.values_list("username", "role")) == {
-        ("rater", "rater"), ("validator", "validator"), ("reviewer", "reviewer"), ("admin", "admin")
-    }  # fmt: skip
-    batch = Batch.objects.get()
-    assert batch.state == "open" and Task.objects.filter(batch=batch).count() == 10

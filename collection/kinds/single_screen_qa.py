@@ -1,0 +1,17 @@
+from .screen_qa import ScreenQAKind, ScreenQASubmission
+
+
+class SingleScreenSubmission(ScreenQASubmission):
+    min_screens = max_screens = 1
+
+
+class SingleScreenQA(ScreenQAKind):
+    """One screenshot of a page from the category's sites, and a question about it that
+    needs reasoning (arithmetic, comparison, counting or filtering) to answer."""
+
+    name = "single_screen_qa"
+    title = "Capture a page and ask about it"
+    summary = "Capture one page from a listed site and write a question that needs reasoning over it."
+    template_name = "collection/kinds/single_screen_qa.html"
+    split_kind = "single_screen"
+    submission_serializer = SingleScreenSubmission

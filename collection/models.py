@@ -1,0 +1,165 @@
+"""What raters capture and write: the site catalogue, screens, and question–answer pairs."""
+
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Category(models.Model):
+    """A kind of website (Shopping, Hotel, …). Capture tasks are set in one category."""
+
+    slug = models.SlugField(unique=True)
+    name = models.CharField(max_length=80, unique=True)
+    description = models.TextField(blank=True)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    def __str__(self):
+        return self.name
+
+    class Meta:
+        verbose_name_plural = "categories"
+        ordering = ["position", "name"]
+
+
+def host_of(url):
+    """The comparable host of a URL: lower case, without a leading ``www.``."""
+    host = (urlsplit(url if "//" in url else f"//{url}").hostname or "").lower()
+    return host.removeprefix("www.")
+
+
+class Site(models.Model):
+    """A popular website raters are sent to, listed under one category."""
+
+    category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="sites")
+    name = models.CharField(max_length=120)
+    url = models.URLField(help_text="Where raters start, usually the home page.")
+    host = models.CharField(max_length=255, editable=False, help_text="Pages on this host count as this site.")
+    active = models.BooleanField(default=True)
+    notes = models.TextField(blank=True, help_text="Hints for raters, e.g. which pages have good material.")
+
+    def save(self, *args, **kwargs):
+        self.host = host_of(self.url)
+        super().save(*args, **kwargs)
+
+    def __str__(self):
+        return f"{self.name} ({self.category})"
+
+    class Meta:
+        ordering = ["category", "name"]
+        constraints = [models.UniqueConstraint(fields=["category", "host"], name="one_site_per_host_and_category")]
+
+
+class Screen(models.Model):
+    """A screenshot of one web page, with where and when it was captured.
+
+    The bytes are an ``assets.Asset`` (stored once, reviewed for personal data and
+    safety there); the screen adds the page it shows and who captured it.
+    """
+
+    asset = models.ForeignKey("assets.Asset", on_delete=models.PROTECT, related_name="screens")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="screens")
+    assignment = models.ForeignKey(
+        "hits.Assignment", on_delete=models.SET_NULL, null=True, blank=True, related_name="screens"
+    )
+    url = models.URLField(max_length=2000, blank=True)
+    title = models.CharField(max_length=500, blank=True)
+    site = models.ForeignKey(Site, on_delete=models.SET_NULL, null=True, blank=True, related_name="screens")
+    category = models.ForeignKey(Category, on_delete=models.SET_NULL, null=True, blank=True, related_name="screens")
+    viewport_width = models.PositiveIntegerField(null=True, blank=True)
+    viewport_height = models.PositiveIntegerField(null=True, blank=True)
+    captured_at = models.DateTimeField(auto_now_add=True)
+
+    @property
+    def review_state(self):
+        return self.asset.review_state
+
+    def __str__(self):
+        return f"screen {self.pk} of {self.url or 'an unknown page'}"
+
+    class Meta:
+        ordering = ["-captured_at"]
+
+
+class ReasoningType(models.TextChoices):
+    ARITHMETIC = "arithmetic", "Arithmetic"
+    COMPARISON = "comparison", "Comparison"
+    COUNTING = "counting", "Counting"
+    FILTERING = "filtering", "Filtering"
+
+
+class AnswerType(models.TextChoices):
+    INTEGER = "integer", "Whole number"
+    DECIMAL = "decimal", "Decimal number"
+    TEXT = "text", "Text"
+
+
+class QAPair(models.Model):
+    """A question and its answer, with the ordered evidence it rests on."""
+
+    class Family(models.TextChoices):
+        WEBQUEST = "webquest", "WebQuest"
+        WEBQA = "webqa", "WebQA"
+        WEBVLN = "webvln", "WebVLN"
+
+    class SplitKind(models.TextChoices):
+        SINGLE_SCREEN = "single_screen", "Single screen"
+        MULTI_SCREEN = "multi_screen", "Multi screen"
+        TRACE = "trace", "Trace"
+
+    class State(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        PENDING_VALIDATION = "pending_validation", "Pending validation"
+        ACCEPTED = "accepted", "Accepted"
+        REJECTED = "rejected", "Rejected"
+
+    family = models.CharField(max_length=16, choices=Family.choices)
+    split_kind = models.CharField(max_length=16, choices=SplitKind.choices, blank=True)
+    question = models.TextField()
+    answer = models.TextField()
+    answer_type = models.CharField(max_length=8, choices=AnswerType.choices, default=AnswerType.TEXT)
+    keyword_answer = models.CharField(max_length=200, blank=True)
+    reasoning_types = models.JSONField(default=list, blank=True)
+    question_category = models.CharField(max_length=16, blank=True)
+    category = models.ForeignKey(Category, on_delete=models.SET_NULL, null=True, blank=True, related_name="qa_pairs")
+    state = models.CharField(max_length=20, choices=State.choices, default=State.PENDING_VALIDATION, db_index=True)
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="qa_pairs")
+    assignment = models.ForeignKey(
+        "hits.Assignment", on_delete=models.SET_NULL, null=True, blank=True, related_name="qa_pairs"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.question[:80]
+
+    class Meta:
+        verbose_name = "QA pair"
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(state__in=["draft", "pending_validation", "accepted", "rejected"]),
+                name="qapair_state_known",
+            ),
+            models.CheckConstraint(condition=~Q(question="") & ~Q(answer=""), name="qapair_has_question_and_answer"),
+        ]
+
+
+class Evidence(models.Model):
+    """One piece of evidence of a QA pair, in order, with what it contributes."""
+
+    qa_pair = models.ForeignKey(QAPair, on_delete=models.CASCADE, related_name="evidence")
+    position = models.PositiveSmallIntegerField()
+    screen = models.ForeignKey(Screen, on_delete=models.PROTECT, null=True, blank=True, related_name="evidence")
+    note = models.TextField(blank=True, help_text="What this piece contributes to the answer.")
+
+    def __str__(self):
+        return f"evidence {self.position} of QA pair {self.qa_pair_id}"
+
+    class Meta:
+        verbose_name_plural = "evidence"
+        ordering = ["qa_pair", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["qa_pair", "position"], name="evidence_position_unique"),
+            models.CheckConstraint(condition=Q(screen__isnull=False), name="evidence_names_its_source"),
+        ]

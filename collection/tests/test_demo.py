@@ -1,0 +1,27 @@
+import io
+
+import pytest
+from django.core.management import call_command
+
+from accounts.models import User
+from collection.models import QAPair, Screen, Site
+from hits.models import Batch, Task
+
+pytestmark = pytest.mark.django_db
+
+
+def test_demo_loader_is_idempotent_and_fills_every_part():
+    out = io.StringIO()
+    call_command("load_demo", stdout=out)
+    call_command("load_demo", stdout=io.StringIO())
+    assert set(User.objects.values_list("username", "role")) == {
+        ("rater", "rater"), ("validator", "validator"), ("reviewer", "reviewer"), ("admin", "admin")
+    }  # fmt: skip
+    batches = {batch.kind: batch for batch in Batch.objects.all()}
+    assert set(batches) == {"demo_question", "single_screen_qa", "multi_screen_qa"}
+    assert {batch.state for batch in batches.values()} == {"open"}
+    assert Task.objects.filter(batch=batches["single_screen_qa"]).count() == 9
+    assert Site.objects.filter(category__slug="shopping").count() == 5
+    assert sorted(QAPair.objects.values_list("split_kind", flat=True)) == ["multi_screen", "single_screen"]
+    assert Screen.objects.count() == 4 and all(s.site for s in Screen.objects.all())
+    assert "password for all: trailmark-demo" in out.getvalue()

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class AssetsConfig(AppConfig):
+    name = "assets"
+    verbose_name = "Screenshots and images"

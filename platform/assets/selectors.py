@@ -1,0 +1,30 @@
+"""Reads of assets, and the one rule for who may see an asset's bytes."""
+
+from accounts.models import Role
+
+from .models import Asset, AssetUpload
+
+
+def can_view(*, user, asset):
+    """Whether ``user`` may see ``asset``: anyone who uploaded it, and reviewers and
+    admins. (Validators will see the assets of the items they are assigned.)"""
+    if not user.is_authenticated:
+        return False
+    if user.has_role(Role.REVIEWER):
+        return True
+    return AssetUpload.objects.filter(asset=asset, uploaded_by=user).exists()
+
+
+def viewable_asset(*, user, asset_id):
+    """The asset with ``asset_id`` if ``user`` may see it, else None: an asset you may
+    not see and one that does not exist look the same."""
+    asset = Asset.objects.filter(pk=asset_id).first()
+    if asset is None or not can_view(user=user, asset=asset):
+        return None
+    return asset
+
+
+def cleared_assets():
+    """Assets a reviewer has cleared: the only ones fit to leave the platform. Pending
+    and rejected assets are never among them."""
+    return Asset.objects.filter(review_state=Asset.ReviewState.CLEARED)

@@ -1,0 +1,64 @@
+"""The same image uploaded by several people at the same moment is still one asset."""
+
+import threading
+
+import pytest
+from django.db import connection
+
+from assets import services
+from assets.models import Asset, AssetUpload
+from tests.factories import UserFactory
+
+from . import samples
+from .conftest import stored_files
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        connection.vendor != "postgresql", reason="concurrent writers need a database server (PostgreSQL)"
+    ),
+]
+
+
+def _store_all_at_once(users, data):
+    start = threading.Barrier(len(users))
+    results, errors = [], []
+
+    def upload(user):
+        try:
+            start.wait()
+            results.append(services.store_image(file=samples.upload(data), uploaded_by=user))
+        except Exception as error:  # noqa: BLE001 (reported by the assertion below)
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=upload, args=(user,)) for user in users]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors, errors
+    return results
+
+
+@pytest.mark.parametrize("storage", ["local", "s3"])
+def test_simultaneous_uploads_of_one_image_make_one_asset_and_one_blob(request, media, storage):
+    users = UserFactory.create_batch(6)
+    if storage == "s3":
+        request.getfixturevalue("s3")
+    data = samples.png_bytes(size=(800, 500))
+
+    results = _store_all_at_once(users, data)
+
+    assert len(results) == len(users)
+    assert len({asset.pk for asset, _created in results}) == 1
+    assert sorted(created for _asset, created in results) == [False] * 5 + [True]
+    asset = Asset.objects.get()
+    assert AssetUpload.objects.filter(asset=asset).count() == len(users)
+    if storage == "s3":
+        client, bucket = request.getfixturevalue("s3")
+        keys = sorted(item["Key"] for item in client.list_objects_v2(Bucket=bucket)["Contents"])
+    else:
+        keys = stored_files(media)
+    assert keys == sorted([asset.storage_key, asset.thumbnail_key])
