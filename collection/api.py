@@ -1,19 +1,47 @@
 """REST API for capture: the catalogue, screens and QA pairs. Submitting a capture task
 is the work engine's ``POST /api/v1/assignments/{id}/submit/`` with the kind's fields."""
 
+import json
+
 from django.db.models import Prefetch
 from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, parsers, status, viewsets
+from rest_framework import mixins, parsers, serializers, status, viewsets
+from rest_framework.decorators import action
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from accounts.models import Role
 from config.api import WriteThrottle
+from config.errors import DomainError
 from hits.errors import AssignmentClosed, NotYourAssignment
 from hits.models import Assignment
 
-from . import screens
-from .models import Category, Evidence, QAPair, Screen, Site
-from .serializers import CategorySerializer, QAPairSerializer, ScreenSerializer, ScreenUploadSerializer, SiteSerializer
+from . import screens, traces
+from .models import Category, Evidence, QAPair, Screen, Site, Trace, TraceStep
+from .serializers import (
+    CategorySerializer,
+    FinishSerializer,
+    QAPairSerializer,
+    ScreenSerializer,
+    ScreenUploadSerializer,
+    SiteSerializer,
+    StepInSerializer,
+    TraceSerializer,
+    TraceStartSerializer,
+    TraceStepSerializer,
+)
+
+
+class UploadThrottle(WriteThrottle):
+    """Trace uploads send a request per step: a recording of a few hundred steps must
+    go through in one go."""
+
+    scope = "uploads"
+
+
+class StepUploadSerializer(serializers.Serializer):
+    screenshot = serializers.FileField(allow_empty_file=True, help_text="The viewport screenshot (PNG or JPEG).")
+    step = serializers.CharField(help_text="The step's metadata as a JSON string (see docs/trace-api.md).")
 
 
 class CategoryViewSet(viewsets.ReadOnlyModelViewSet):
@@ -99,3 +127,83 @@ class QAPairViewSet(viewsets.ReadOnlyModelViewSet):
             if self.request.query_params.get(field):
                 pairs = pairs.filter(**{field: self.request.query_params[field]})
         return pairs.order_by("-id")
+
+
+class BlockListView(APIView):
+    """Pages the extension must never capture."""
+
+    @extend_schema(responses={200: dict})
+    def get(self, request):
+        return Response(traces.block_list())
+
+
+class TraceViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    """Your recorded traces: start one, add its steps, finish it (see docs/trace-api.md)."""
+
+    serializer_class = TraceSerializer
+    throttle_classes = [UploadThrottle]
+    parser_classes = [parsers.JSONParser, parsers.MultiPartParser, parsers.FormParser]
+
+    def get_queryset(self):
+        queryset = Trace.objects.select_related("category").prefetch_related(
+            Prefetch("steps", queryset=TraceStep.objects.select_related("screen").order_by("position"))
+        )
+        if getattr(self, "swagger_fake_view", False):
+            return queryset.none()
+        if not self.request.user.has_role(Role.REVIEWER):
+            queryset = queryset.filter(author=self.request.user)
+        return queryset.order_by("-id")
+
+    @extend_schema(request=TraceStartSerializer, responses={200: TraceSerializer, 201: TraceSerializer})
+    def create(self, request, *args, **kwargs):
+        data = _valid(TraceStartSerializer, request.data)
+        trace, created = traces.start_trace(
+            author=request.user,
+            client_id=data["client_id"],
+            category=data["category"],
+            batch_id=data.get("batch"),
+            started_at=data.get("started_at"),
+            user_agent=data.get("user_agent", ""),
+        )
+        return Response(TraceSerializer(trace).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+    @extend_schema(
+        request={"multipart/form-data": StepUploadSerializer},
+        responses={200: TraceStepSerializer, 201: TraceStepSerializer},
+    )
+    @action(detail=True, methods=["post"], parser_classes=[parsers.MultiPartParser])
+    def steps(self, request, pk=None):
+        upload = _valid(StepUploadSerializer, request.data)
+        try:
+            metadata = json.loads(upload["step"])
+        except ValueError:
+            raise serializers.ValidationError({"step": ["The step part is not valid JSON."]}) from None
+        step = StepInSerializer(data=metadata)
+        if not step.is_valid():
+            raise serializers.ValidationError({"step": step.errors})
+        stored, created = traces.add_step(
+            trace_id=_pk(pk), author=request.user, screenshot=upload["screenshot"], step=step.validated_data
+        )
+        return Response(
+            TraceStepSerializer(stored).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        )
+
+    @extend_schema(request=FinishSerializer, responses=TraceSerializer)
+    @action(detail=True, methods=["post"])
+    def finish(self, request, pk=None):
+        data = _valid(FinishSerializer, request.data)
+        trace = traces.finish_trace(trace_id=_pk(pk), author=request.user, step_count=data["step_count"])
+        return Response(TraceSerializer(self.get_queryset().get(pk=trace.pk)).data)
+
+
+def _pk(pk):
+    try:
+        return int(pk)
+    except ValueError:
+        raise DomainError(f"There is no trace {pk}.", code="not_found") from None
+
+
+def _valid(serializer_class, data):
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data

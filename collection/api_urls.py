@@ -1,11 +1,13 @@
+from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from .api import CategoryViewSet, QAPairViewSet, ScreenViewSet, SiteViewSet
+from .api import BlockListView, CategoryViewSet, QAPairViewSet, ScreenViewSet, SiteViewSet, TraceViewSet
 
 router = SimpleRouter()
 router.register("categories", CategoryViewSet, basename="category")
 router.register("sites", SiteViewSet, basename="site")
 router.register("screens", ScreenViewSet, basename="screen")
 router.register("qa-pairs", QAPairViewSet, basename="qa-pair")
+router.register("traces", TraceViewSet, basename="trace")
 
-urlpatterns = router.urls
+urlpatterns = [path("blocklist/", BlockListView.as_view(), name="blocklist"), *router.urls]

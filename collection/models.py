@@ -82,6 +82,114 @@ class Screen(models.Model):
         ordering = ["-captured_at"]
 
 
+class Trace(models.Model):
+    """A browsing session recorded by the extension: the ordered steps a rater took."""
+
+    class State(models.TextChoices):
+        UPLOADING = "uploading", "Uploading"
+        FINISHED = "finished", "Finished"
+
+    client_id = models.UUIDField(unique=True, help_text="Made by the extension; makes creating a trace safe to retry.")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="traces")
+    category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="traces")
+    batch = models.ForeignKey(
+        "hits.Batch", on_delete=models.SET_NULL, null=True, blank=True, related_name="traces",
+        help_text="The trace QA batch whose questions will be written on this trace.",
+    )  # fmt: skip
+    state = models.CharField(max_length=10, choices=State.choices, default=State.UPLOADING)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    user_agent = models.CharField(max_length=400, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"trace {self.pk} by {self.author}"
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(condition=Q(state__in=["uploading", "finished"]), name="trace_state_known")
+        ]
+
+
+class TraceStep(models.Model):
+    """One step of a trace: the page as it looked, and the action that led to it."""
+
+    class Action(models.TextChoices):
+        NAVIGATE = "navigate", "Navigate"
+        CLICK = "click", "Click"
+        TYPE = "type", "Type"
+        SUBMIT = "submit", "Submit"
+        SCROLL = "scroll", "Scroll"
+        BACK = "back", "Back"
+        FORWARD = "forward", "Forward"
+
+    trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="steps")
+    client_id = models.UUIDField()
+    position = models.PositiveIntegerField()
+    screen = models.ForeignKey(Screen, on_delete=models.PROTECT, related_name="trace_steps")
+    url = models.URLField(max_length=2000)
+    title = models.CharField(max_length=500, blank=True)
+    captured_at = models.DateTimeField()
+    viewport_width = models.PositiveIntegerField()
+    viewport_height = models.PositiveIntegerField()
+    device_pixel_ratio = models.FloatField(default=1.0)
+    scroll_x = models.IntegerField(default=0)
+    scroll_y = models.IntegerField(default=0)
+    action = models.CharField(max_length=10, choices=Action.choices)
+    target = models.JSONField(
+        null=True, blank=True, help_text="The element acted on: tag, text, label, role, href, bbox, selector."
+    )
+    clickables = models.JSONField(default=list, blank=True, help_text="The page's visible clickable elements.")
+    html_key = models.CharField(max_length=255, blank=True, help_text="Storage key of the page's HTML, when recorded.")
+
+    def __str__(self):
+        return f"step {self.position} of trace {self.trace_id}"
+
+    @property
+    def description(self):
+        """The action in a few words, for people reviewing the trace."""
+        target = self.target or {}
+        name = (target.get("text") or target.get("label") or target.get("alt") or target.get("tag") or "").strip()
+        name = f"“{name[:60]}”" if name else "the page"
+        return {
+            "navigate": f"Opened {self.url[:80]}",
+            "click": f"Clicked {name}",
+            "type": f"Typed into {name}",
+            "submit": f"Submitted {name}",
+            "scroll": f"Scrolled to {self.scroll_y}px",
+            "back": "Went back",
+            "forward": "Went forward",
+        }[self.action]
+
+    class Meta:
+        ordering = ["trace", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["trace", "client_id"], name="trace_step_client_id_unique"),
+            models.CheckConstraint(
+                condition=Q(action__in=["navigate", "click", "type", "submit", "scroll", "back", "forward"]),
+                name="trace_step_action_known",
+            ),
+        ]
+
+
+class BlockedSite(models.Model):
+    """Pages the extension never captures: by host (and its subdomains) or by a piece of
+    the URL path (e.g. ``/account``)."""
+
+    host = models.CharField(max_length=255, blank=True)
+    path_contains = models.CharField(max_length=200, blank=True)
+    reason = models.CharField(max_length=200, blank=True)
+
+    def __str__(self):
+        return self.host or self.path_contains
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=~Q(host="") | ~Q(path_contains=""), name="blocked_site_says_what")
+        ]
+
+
 class ReasoningType(models.TextChoices):
     ARITHMETIC = "arithmetic", "Arithmetic"
     COMPARISON = "comparison", "Comparison"
@@ -123,6 +231,10 @@ class QAPair(models.Model):
     reasoning_types = models.JSONField(default=list, blank=True)
     question_category = models.CharField(max_length=16, blank=True)
     category = models.ForeignKey(Category, on_delete=models.SET_NULL, null=True, blank=True, related_name="qa_pairs")
+    trace = models.ForeignKey(
+        Trace, on_delete=models.PROTECT, null=True, blank=True, related_name="qa_pairs",
+        help_text="For trace questions: the whole trace, of which the evidence is the relevant part.",
+    )  # fmt: skip
     state = models.CharField(max_length=20, choices=State.choices, default=State.PENDING_VALIDATION, db_index=True)
     author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="qa_pairs")
     assignment = models.ForeignKey(
@@ -151,6 +263,10 @@ class Evidence(models.Model):
     qa_pair = models.ForeignKey(QAPair, on_delete=models.CASCADE, related_name="evidence")
     position = models.PositiveSmallIntegerField()
     screen = models.ForeignKey(Screen, on_delete=models.PROTECT, null=True, blank=True, related_name="evidence")
+    step = models.ForeignKey(
+        "TraceStep", on_delete=models.PROTECT, null=True, blank=True, related_name="evidence",
+        help_text="For trace questions: the step whose screen this is.",
+    )  # fmt: skip
     note = models.TextField(blank=True, help_text="What this piece contributes to the answer.")
 
     def __str__(self):

@@ -39,3 +39,20 @@ def remove_screen(*, screen, author):
     if screen.evidence.exists():
         raise ScreenInUse("This screen is part of a submitted question and cannot be removed.")
     screen.delete()
+
+
+def assigned_to_see(*, user, asset):
+    """Raters writing questions on a trace see its screens while they hold (or held)
+    that task."""
+    from django.db.models import BigIntegerField
+    from django.db.models.fields.json import KT
+    from django.db.models.functions import Cast
+
+    from hits.models import Task
+
+    from .models import TraceStep
+
+    traces = Task.objects.filter(assignments__worker=user, batch__kind="trace_qa").values(
+        trace=Cast(KT("payload__trace"), BigIntegerField())
+    )
+    return TraceStep.objects.filter(screen__asset=asset, trace_id__in=traces).exists()

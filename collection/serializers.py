@@ -1,7 +1,7 @@
 from django.urls import reverse
 from rest_framework import serializers
 
-from .models import Category, Evidence, QAPair, Screen, Site
+from .models import Category, Evidence, QAPair, Screen, Site, Trace, TraceStep
 
 
 class SiteSerializer(serializers.ModelSerializer):
@@ -70,3 +70,85 @@ class QAPairSerializer(serializers.ModelSerializer):
             "id", "family", "split_kind", "question", "answer", "answer_type", "keyword_answer", "reasoning_types",
             "question_category", "category", "state", "author", "assignment", "evidence", "created_at",
         ]  # fmt: skip
+
+
+class TraceStartSerializer(serializers.Serializer):
+    client_id = serializers.UUIDField()
+    category = serializers.SlugRelatedField(slug_field="slug", queryset=Category.objects.all())
+    batch = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    started_at = serializers.DateTimeField(required=False, allow_null=True)
+    user_agent = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+
+
+class BoxField(serializers.ListField):
+    child = serializers.FloatField()
+    min_length = max_length = 4
+
+
+class TargetSerializer(serializers.Serializer):
+    tag = serializers.CharField(max_length=40, allow_blank=True, required=False, default="")
+    text = serializers.CharField(max_length=2000, allow_blank=True, required=False, default="")
+    label = serializers.CharField(max_length=2000, allow_blank=True, required=False, default="")
+    alt = serializers.CharField(max_length=2000, allow_blank=True, required=False, default="")
+    role = serializers.CharField(max_length=60, allow_blank=True, required=False, default="")
+    href = serializers.CharField(max_length=4000, allow_blank=True, required=False, allow_null=True, default="")
+    bbox = BoxField(required=False, allow_null=True)
+    selector = serializers.CharField(max_length=4000, allow_blank=True, required=False, default="")
+
+
+class ActionSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=TraceStep.Action.choices)
+    target = TargetSerializer(required=False, allow_null=True, default=None)
+
+
+class SizeSerializer(serializers.Serializer):
+    width = serializers.IntegerField(min_value=1, max_value=20000)
+    height = serializers.IntegerField(min_value=1, max_value=20000)
+
+
+class ScrollSerializer(serializers.Serializer):
+    x = serializers.IntegerField(default=0)
+    y = serializers.IntegerField(default=0)
+
+
+class StepInSerializer(serializers.Serializer):
+    """The ``step`` part of a step upload (see docs/trace-api.md)."""
+
+    client_id = serializers.UUIDField()
+    position = serializers.IntegerField(min_value=0, max_value=100000)
+    url = serializers.URLField(max_length=2000)
+    title = serializers.CharField(max_length=500, allow_blank=True, required=False, default="")
+    captured_at = serializers.DateTimeField()
+    viewport = SizeSerializer()
+    device_pixel_ratio = serializers.FloatField(min_value=0.1, max_value=10, default=1)
+    scroll = ScrollSerializer(required=False, default=dict)
+    action = ActionSerializer()
+    clickables = TargetSerializer(many=True, required=False, default=list, max_length=2000)
+    html = serializers.CharField(required=False, allow_blank=True, max_length=5_000_000, trim_whitespace=False)
+
+
+class TraceStepSerializer(serializers.ModelSerializer):
+    thumbnail_url = serializers.SerializerMethodField()
+
+    def get_thumbnail_url(self, step) -> str:
+        return reverse("assets:thumbnail", args=[step.screen.asset_id])
+
+    class Meta:
+        model = TraceStep
+        fields = [
+            "id", "client_id", "position", "screen", "url", "title", "captured_at", "viewport_width", "viewport_height",
+            "device_pixel_ratio", "scroll_x", "scroll_y", "action", "target", "clickables", "thumbnail_url",
+        ]  # fmt: skip
+
+
+class TraceSerializer(serializers.ModelSerializer):
+    category = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    steps = TraceStepSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Trace
+        fields = ["id", "client_id", "category", "batch", "state", "started_at", "finished_at", "created_at", "steps"]
+
+
+class FinishSerializer(serializers.Serializer):
+    step_count = serializers.IntegerField(min_value=0)

@@ -194,6 +194,7 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_THROTTLE_RATES": {
         "writes": os.environ.get("API_WRITE_RATE", "120/min"),
+        "uploads": os.environ.get("API_UPLOAD_RATE", "1200/min"),
         "anon": os.environ.get("API_ANON_RATE", "60/min"),
     },
     "EXCEPTION_HANDLER": "config.api.exception_handler",

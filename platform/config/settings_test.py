@@ -17,7 +17,7 @@ CSRF_COOKIE_SECURE = False
 ALLOWED_HOSTS = ["*"]
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 STORAGES["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}  # noqa: F405
-REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {"writes": "10000/min", "anon": "10000/min"}  # noqa: F405
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {"writes": "10000/min", "uploads": "10000/min", "anon": "10000/min"}  # noqa: F405
 # Serve static files straight from the source folders, as runserver does.
 WHITENOISE_AUTOREFRESH = True
 WHITENOISE_USE_FINDERS = True

@@ -41,6 +41,11 @@ class Batch(models.Model):
     )
     min_approved_count = models.PositiveIntegerField(default=0)
     allowed_locales = models.JSONField(default=list, blank=True, help_text='e.g. ["en-US", "en-GB"]; empty for any.')
+    kind_settings = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Settings of the batch\'s kind, e.g. {"questions_by": "anyone"} for trace QA.',
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     opened_at = models.DateTimeField(null=True, blank=True)
     closed_at = models.DateTimeField(null=True, blank=True)
@@ -71,6 +76,14 @@ class Task(models.Model):
     batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="tasks")
     payload = models.JSONField(default=dict, blank=True, help_text="The kind's input.")
     assignments_wanted = models.PositiveSmallIntegerField(default=1)
+    reserved_for = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="reserved_tasks",
+        help_text="Only this worker may take the task (e.g. questions on the trace they recorded).",
+    )
     # Assignments holding a slot (assigned, submitted or approved). Kept in step under the
     # task's row lock, so hand-out reads one row instead of counting assignments.
     slots_taken = models.PositiveSmallIntegerField(default=0, editable=False)

@@ -8,6 +8,7 @@ KIND_CLASSES = [
     "hits.kinds.demo_question.DemoQuestion",
     "collection.kinds.single_screen_qa.SingleScreenQA",
     "collection.kinds.multi_screen_qa.MultiScreenQA",
+    "collection.kinds.trace_qa.TraceQA",
 ]
 
 _kinds = {}

@@ -59,6 +59,7 @@ def open_batches_for(*, worker):
     tried_by_worker = Assignment.objects.filter(task=OuterRef("pk"), worker=worker)
     left_for_worker = (
         Task.objects.filter(batch=OuterRef("pk"), slots_taken__lt=F("assignments_wanted"))
+        .filter(Q(reserved_for__isnull=True) | Q(reserved_for=worker))
         .exclude(Exists(tried_by_worker))
         .order_by()
         .values("batch")

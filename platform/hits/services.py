@@ -56,7 +56,7 @@ def create_batch(*, name, kind, created_by=None, **fields):
 
 
 @transaction.atomic
-def add_tasks(*, batch, payloads, assignments_wanted=None):
+def add_tasks(*, batch, payloads, assignments_wanted=None, reserved_for=None):
     """Checks every payload against the kind's input schema before adding any."""
     kind = registry.get(batch.kind)
     wanted = assignments_wanted or kind.default_assignments_wanted
@@ -69,7 +69,10 @@ def add_tasks(*, batch, payloads, assignments_wanted=None):
     if errors:
         raise serializers.ValidationError(errors)
     return Task.objects.bulk_create(
-        [Task(batch=batch, payload=payload, assignments_wanted=wanted) for payload in cleaned]
+        [
+            Task(batch=batch, payload=payload, assignments_wanted=wanted, reserved_for=reserved_for)
+            for payload in cleaned
+        ]
     )
 
 
@@ -164,6 +167,7 @@ def _claim_task(*, batch, worker_id):
         WHERE id = (
             SELECT t.id FROM {task_table} t
             WHERE t.batch_id = %s AND t.slots_taken < t.assignments_wanted
+              AND (t.reserved_for_id IS NULL OR t.reserved_for_id = %s)
               AND NOT EXISTS (SELECT 1 FROM {assignment_table} a WHERE a.task_id = t.id AND a.worker_id = %s)
             ORDER BY t.id
             LIMIT 1
@@ -172,7 +176,7 @@ def _claim_task(*, batch, worker_id):
         RETURNING id, payload
     """
     with connection.cursor() as cursor:
-        cursor.execute(sql, [batch.pk, worker_id])
+        cursor.execute(sql, [batch.pk, worker_id, worker_id])
         row = cursor.fetchone()
     if row is None:
         return None
