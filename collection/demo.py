@@ -139,3 +139,64 @@ def load(*, out):
             [(url, title, rows, f"price of the 1.7 l steel kettle at {title.split()[-1]}") for url, title, rows in KETTLE_SHOPS],
         )  # fmt: skip
         out("Added two example questions on generated screenshots (by the demo rater).")
+    load_traces(out=out)
+
+
+TRACE_BATCH = "Demo: questions on browsing traces"
+TRACE_PAGES = [
+    ("navigate", "https://www.booking.com/", "Booking.com: hotels in Lisbon", [("Search: Lisbon, 2 nights", "")]),
+    ("click", "https://www.booking.com/searchresults?city=lisbon", "Lisbon: 212 properties", [("Hotel Avenida", "$142"), ("Casa do Rio", "$118"), ("Alfama Rooms", "$96")]),
+    ("scroll", "https://www.booking.com/searchresults?city=lisbon", "Lisbon: 212 properties", [("Baixa Loft", "$131"), ("Hotel Tejo", "$155")]),
+    ("click", "https://www.booking.com/hotel/casa-do-rio", "Casa do Rio – rooms", [("Double room, breakfast", "$118"), ("City tax per night", "$4")]),
+    ("back", "https://www.booking.com/searchresults?city=lisbon", "Lisbon: 212 properties", [("Hotel Avenida", "$142"), ("Casa do Rio", "$118"), ("Alfama Rooms", "$96")]),
+    ("click", "https://www.booking.com/hotel/alfama-rooms", "Alfama Rooms – rooms", [("Double room, no breakfast", "$96"), ("Breakfast per person", "$9")]),
+    ("click", "https://www.expedia.com/Lisbon-Hotels", "Expedia: Lisbon hotels", [("Casa do Rio", "$124"), ("Alfama Rooms", "$99")]),
+    ("scroll", "https://www.expedia.com/Lisbon-Hotels", "Expedia: Lisbon hotels", [("Hotel Tejo", "$149"), ("Baixa Loft", "$127")]),
+]  # fmt: skip
+
+
+def _demo_trace(author, batch):
+    """A recorded trace as the extension would upload it, with generated screens."""
+    import uuid
+
+    from django.utils import timezone
+
+    from . import traces
+
+    trace, _ = traces.start_trace(author=author, client_id=uuid.uuid4(), category="hotel", batch_id=batch.pk)
+    for position, (action, url, title, rows) in enumerate(TRACE_PAGES):
+        target = (
+            None
+            if action in ("navigate", "scroll", "back")
+            else {"tag": "a", "text": rows[0][0], "role": "link", "href": url}
+        )
+        data = render_page(title=title, url=url, rows=rows)
+        traces.add_step(
+            trace_id=trace.pk,
+            author=author,
+            screenshot=SimpleUploadedFile("step.png", data, content_type="image/png"),
+            step={
+                "client_id": uuid.uuid4(), "position": position, "url": url, "title": title,
+                "captured_at": timezone.now(), "viewport": {"width": 1280, "height": 800},
+                "scroll": {"x": 0, "y": 600 if action == "scroll" else 0},
+                "action": {"type": action, "target": target},
+                "clickables": [{"tag": "a", "text": name, "href": url} for name, _ in rows],
+            },
+        )  # fmt: skip
+    traces.finish_trace(trace_id=trace.pk, author=author, step_count=len(TRACE_PAGES))
+
+
+def load_traces(*, out):
+    if Batch.objects.filter(name=TRACE_BATCH).exists():
+        return
+    admin, rater = User.objects.get(username="admin"), User.objects.get(username="rater")
+    batch = services.create_batch(
+        name=TRACE_BATCH,
+        kind="trace_qa",
+        description="Record a browsing session with the Chrome extension, then write questions on it.",
+        reward="2.00",
+        created_by=admin,
+    )
+    services.open_batch(batch=batch, actor=admin)
+    _demo_trace(rater, batch)
+    out(f"Opened the batch “{TRACE_BATCH}” with one recorded demo trace for the demo rater.")

@@ -4,7 +4,7 @@ import pytest
 from django.core.management import call_command
 
 from accounts.models import User
-from collection.models import QAPair, Screen, Site
+from collection.models import QAPair, Screen, Site, Trace
 from hits.models import Batch, Task
 
 pytestmark = pytest.mark.django_db
@@ -18,10 +18,15 @@ def test_demo_loader_is_idempotent_and_fills_every_part():
         ("rater", "rater"), ("validator", "validator"), ("reviewer", "reviewer"), ("admin", "admin")
     }  # fmt: skip
     batches = {batch.kind: batch for batch in Batch.objects.all()}
-    assert set(batches) == {"demo_question", "single_screen_qa", "multi_screen_qa"}
+    assert set(batches) == {"demo_question", "single_screen_qa", "multi_screen_qa", "trace_qa"}
     assert {batch.state for batch in batches.values()} == {"open"}
     assert Task.objects.filter(batch=batches["single_screen_qa"]).count() == 9
     assert Site.objects.filter(category__slug="shopping").count() == 5
     assert sorted(QAPair.objects.values_list("split_kind", flat=True)) == ["multi_screen", "single_screen"]
-    assert Screen.objects.count() == 4 and all(s.site for s in Screen.objects.all())
+    assert Screen.objects.filter(trace_steps__isnull=True).count() == 4
+    assert all(s.site for s in Screen.objects.all())
+    trace = Trace.objects.get()
+    assert trace.state == "finished" and trace.steps.count() == 8
+    task = Task.objects.get(batch=batches["trace_qa"])
+    assert task.payload == {"trace": trace.pk} and task.reserved_for.username == "rater"
     assert "password for all: trailmark-demo" in out.getvalue()
