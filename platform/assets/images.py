@@ -6,8 +6,10 @@ so that a hostile file costs little: the byte size before anything is read, then
 header (format, dimensions, frame count) before any pixel is decoded, then Pillow's
 ``verify()`` (chunk checksums), and last the full decode.
 
-The accepted pixels are re-encoded into a new file of the same format, which carries
-none of the original's metadata (EXIF with its GPS position, XMP, PNG text chunks,
+A PNG is cleaned by copying its chunks except the metadata ones: the compressed pixels
+are kept byte for byte, which is lossless and many times faster than encoding them again
+(screenshots are mostly PNG). Other images, and PNGs that carry an EXIF rotation, are
+re-encoded into a new file of the same format, which carries none of the original's metadata (EXIF with its GPS position, XMP, PNG text chunks,
 comments); only what changes how the pixels look is kept: PNG transparency and the
 ICC colour profile. EXIF orientation is applied to the pixels first, since the tag
 that carried it is dropped. The encodings:
@@ -197,6 +199,7 @@ def _webp_is_lossless(upload):
 def _re_encode(image, upload, out):
     fmt = ACCEPTED[image.format]
     lossless_webp = fmt == Asset.Format.WEBP and _webp_is_lossless(upload)
+    rotated = image.getexif().get(ORIENTATION, 1) != 1
     ImageOps.exif_transpose(image, in_place=True)
     thumbnail = _thumbnail(image)
     phash = str(imagehash.phash(thumbnail))  # it works on a 32×32 copy anyway
@@ -205,7 +208,9 @@ def _re_encode(image, upload, out):
     kept = {key: image.info[key] for key in ("transparency", "icc_profile") if key in image.info}
     # Pillow's encoders fall back on ``info`` for XMP, comments and more: empty it.
     image.info = {}
-    if fmt == Asset.Format.PNG:
+    if fmt == Asset.Format.PNG and not rotated:
+        _copy_png_without_metadata(upload, out)
+    elif fmt == Asset.Format.PNG:
         image.save(out, "PNG", **kept)
     elif fmt == Asset.Format.JPEG:
         image.save(out, "JPEG", quality=JPEG_QUALITY, **kept)
@@ -227,6 +232,27 @@ def _re_encode(image, upload, out):
         file=out,
         thumbnail=thumbnail_bytes,
     )
+
+
+ORIENTATION = 0x0112
+# What a PNG keeps: its critical chunks, and the ancillary ones that change how its
+# pixels look. Text, EXIF, time stamps and anything unknown are dropped.
+PNG_KEPT_CHUNKS = {b"IHDR", b"PLTE", b"IDAT", b"IEND", b"tRNS", b"gAMA", b"cHRM", b"sRGB", b"iCCP", b"sBIT"}
+
+
+def _copy_png_without_metadata(upload, out):
+    """Writes the PNG's signature and kept chunks to ``out``. The upload has already
+    been decoded in full and its checksums verified, so its chunk layout is sound."""
+    upload.seek(0)
+    out.write(upload.read(8))
+    while header := upload.read(8):
+        length, kind = struct.unpack(">I4s", header)
+        body = upload.read(length + 4)  # the data and its CRC
+        if kind in PNG_KEPT_CHUNKS:
+            out.write(header)
+            out.write(body)
+        if kind == b"IEND":
+            break
 
 
 def _has_alpha(image):
