@@ -23,15 +23,19 @@ def _fresh_cache():
 
 
 @pytest.fixture(autouse=True)
-def _media_in_a_temporary_folder(settings, tmp_path):
-    """Uploaded files go to a fresh folder per test, never into the project's var/."""
+def media(settings, tmp_path):
+    """Uploaded files go to a fresh, empty folder per test (never into the project's
+    var/); returns it. Assigning STORAGES resets Django's storage cache, so
+    ``default_storage`` follows."""
+    folder = tmp_path / "media"
     settings.STORAGES = {
         **settings.STORAGES,
         "default": {
             "BACKEND": "django.core.files.storage.FileSystemStorage",
-            "OPTIONS": {"location": tmp_path / "media"},
+            "OPTIONS": {"location": folder},
         },
     }
+    return folder
 
 
 @pytest.fixture

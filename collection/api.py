@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import Role
-from config.api import WriteThrottle
+from config.api import WriteThrottle, validated
 from config.errors import DomainError
 from hits.errors import AssignmentClosed, NotYourAssignment
 from hits.models import Assignment
@@ -156,7 +156,7 @@ class TraceViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(request=TraceStartSerializer, responses={200: TraceSerializer, 201: TraceSerializer})
     def create(self, request, *args, **kwargs):
-        data = _valid(TraceStartSerializer, request.data)
+        data = validated(TraceStartSerializer, request.data)
         trace, created = traces.start_trace(
             author=request.user,
             client_id=data["client_id"],
@@ -173,7 +173,7 @@ class TraceViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     )
     @action(detail=True, methods=["post"], parser_classes=[parsers.MultiPartParser])
     def steps(self, request, pk=None):
-        upload = _valid(StepUploadSerializer, request.data)
+        upload = validated(StepUploadSerializer, request.data)
         try:
             metadata = json.loads(upload["step"])
         except ValueError:
@@ -191,7 +191,7 @@ class TraceViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     @extend_schema(request=FinishSerializer, responses=TraceSerializer)
     @action(detail=True, methods=["post"])
     def finish(self, request, pk=None):
-        data = _valid(FinishSerializer, request.data)
+        data = validated(FinishSerializer, request.data)
         trace = traces.finish_trace(trace_id=_pk(pk), author=request.user, step_count=data["step_count"])
         return Response(TraceSerializer(self.get_queryset().get(pk=trace.pk)).data)
 
@@ -201,9 +201,3 @@ def _pk(pk):
         return int(pk)
     except ValueError:
         raise DomainError(f"There is no trace {pk}.", code="not_found") from None
-
-
-def _valid(serializer_class, data):
-    serializer = serializer_class(data=data)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data

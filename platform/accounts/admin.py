@@ -1,8 +1,8 @@
 from django import forms
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 
-from config.errors import DomainError
+from config.admin import run_on_each
 
 from .models import ApiToken, Qualification, QualificationGrant, RaterProfile, User
 
@@ -43,9 +43,10 @@ class RaterProfileAdmin(admin.ModelAdmin):
     def block(self, request, queryset):
         from hits.services import block_worker
 
-        self._each(
+        run_on_each(
+            self,
             request,
-            queryset,
+            queryset.select_related("user"),
             lambda p: block_worker(worker=p.user, actor=request.user, reason=request.POST.get("reason", "")),
             "blocked",
         )
@@ -54,17 +55,13 @@ class RaterProfileAdmin(admin.ModelAdmin):
     def unblock(self, request, queryset):
         from hits.services import unblock_worker
 
-        self._each(request, queryset, lambda p: unblock_worker(worker=p.user, actor=request.user), "unblocked")
-
-    def _each(self, request, queryset, change, done):
-        count = 0
-        for profile in queryset.select_related("user"):
-            try:
-                change(profile)
-                count += 1
-            except DomainError as refusal:
-                self.message_user(request, f"{profile.user}: {refusal.message}", messages.WARNING)
-        self.message_user(request, f"{count} workers {done}.")
+        run_on_each(
+            self,
+            request,
+            queryset.select_related("user"),
+            lambda p: unblock_worker(worker=p.user, actor=request.user),
+            "unblocked",
+        )
 
 
 @admin.register(Qualification)

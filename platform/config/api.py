@@ -68,6 +68,13 @@ def _count(key, period):
         return 1
 
 
+def validated(serializer_class, data):
+    """``data`` checked by ``serializer_class``; a 400 with field errors otherwise."""
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
 class Conflict(exceptions.APIException):
     """The request is valid but the resource's state does not allow it (HTTP 409)."""
 

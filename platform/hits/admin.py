@@ -1,7 +1,7 @@
 from django import forms
-from django.contrib import admin, messages
+from django.contrib import admin
 
-from config.errors import DomainError
+from config.admin import run_on_each
 
 from . import registry, services
 from .models import Assignment, Batch, Task, WorkEvent
@@ -15,17 +15,6 @@ class BatchForm(forms.ModelForm):
         fields = "__all__"  # noqa: DJ007 (the admin shows every field of a batch)
 
 
-def _run(modeladmin, request, queryset, service, done):
-    count = 0
-    for obj in queryset:
-        try:
-            service(obj)
-            count += 1
-        except DomainError as refusal:
-            modeladmin.message_user(request, f"{obj}: {refusal.message}", messages.WARNING)
-    modeladmin.message_user(request, f"{count} {done}.")
-
-
 @admin.register(Batch)
 class BatchAdmin(admin.ModelAdmin):
     form = BatchForm
@@ -37,11 +26,15 @@ class BatchAdmin(admin.ModelAdmin):
 
     @admin.action(description="Open the selected batches")
     def open_batches(self, request, queryset):
-        _run(self, request, queryset, lambda batch: services.open_batch(batch=batch, actor=request.user), "opened")
+        run_on_each(
+            self, request, queryset, lambda batch: services.open_batch(batch=batch, actor=request.user), "opened"
+        )
 
     @admin.action(description="Close the selected batches")
     def close_batches(self, request, queryset):
-        _run(self, request, queryset, lambda batch: services.close_batch(batch=batch, actor=request.user), "closed")
+        run_on_each(
+            self, request, queryset, lambda batch: services.close_batch(batch=batch, actor=request.user), "closed"
+        )
 
 
 @admin.register(Task)
@@ -92,7 +85,7 @@ class AssignmentAdmin(admin.ModelAdmin):
     @admin.action(description="Approve the selected submissions")
     def approve(self, request, queryset):
         feedback = request.POST.get("feedback", "")
-        _run(
+        run_on_each(
             self,
             request,
             queryset,
@@ -103,7 +96,7 @@ class AssignmentAdmin(admin.ModelAdmin):
     @admin.action(description="Reject the selected submissions (with the feedback above)")
     def reject(self, request, queryset):
         feedback = request.POST.get("feedback", "")
-        _run(
+        run_on_each(
             self,
             request,
             queryset,
@@ -114,7 +107,7 @@ class AssignmentAdmin(admin.ModelAdmin):
     @admin.action(description="Pay the bonus above to the selected submissions (the feedback is the reason)")
     def bonus(self, request, queryset):
         amount, reason = request.POST.get("amount") or "0", request.POST.get("feedback", "")
-        _run(
+        run_on_each(
             self,
             request,
             queryset,

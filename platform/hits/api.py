@@ -8,7 +8,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from accounts.models import Role
-from config.api import WriteThrottle
+from config.api import WriteThrottle, validated
 
 from . import selectors, services
 from .errors import AssignmentNotFound
@@ -44,12 +44,6 @@ def _id(pk):
         raise AssignmentNotFound(f"There is no assignment {pk}.") from None
 
 
-def _valid(serializer_class, data):
-    serializer = serializer_class(data=data)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
-
-
 class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet):
     """Batches. Workers list the open work they can see (``/batches/available/``);
     admins create batches, add tasks, open and close them."""
@@ -81,7 +75,7 @@ class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Crea
     def tasks(self, request, pk=None):
         """Adds tasks; every payload is checked against the kind's input schema first."""
         batch = self.get_object()
-        data = _valid(TasksInSerializer, request.data)
+        data = validated(TasksInSerializer, request.data)
         try:
             tasks = services.add_tasks(
                 batch=batch, payloads=data["payloads"], assignments_wanted=data.get("assignments_wanted")
@@ -126,7 +120,7 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 
     @extend_schema(request=RequestTaskSerializer, responses={200: AssignmentSerializer, 201: AssignmentSerializer})
     def create(self, request):
-        batch_id = _valid(RequestTaskSerializer, request.data)["batch"]
+        batch_id = validated(RequestTaskSerializer, request.data)["batch"]
         assignment, created = services.request_next_task(worker=request.user, batch_id=batch_id)
         return Response(
             AssignmentSerializer(assignment).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
@@ -135,7 +129,7 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     @extend_schema(request=SubmitSerializer, responses=AssignmentSerializer)
     @action(detail=True, methods=["post"])
     def submit(self, request, pk=None):
-        data = _valid(SubmitSerializer, request.data)
+        data = validated(SubmitSerializer, request.data)
         try:
             assignment = services.submit_assignment(
                 assignment_id=_id(pk),
@@ -152,7 +146,7 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     @action(detail=True, methods=["put"])
     def draft(self, request, pk=None):
         """Saves work in progress on an open assignment; the task page does this as you type."""
-        data = _valid(DraftSerializer, request.data)
+        data = validated(DraftSerializer, request.data)
         services.save_draft(assignment_id=_id(pk), worker=request.user, draft=data["draft"])
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -165,7 +159,7 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     @extend_schema(request=FeedbackSerializer, responses=AssignmentSerializer)
     @action(detail=True, methods=["post"])
     def approve(self, request, pk=None):
-        data = _valid(FeedbackSerializer, request.data)
+        data = validated(FeedbackSerializer, request.data)
         assignment = services.approve_assignment(
             assignment_id=_id(pk), actor=request.user, feedback=data.get("feedback", "")
         )
@@ -174,14 +168,14 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     @extend_schema(request=RejectSerializer, responses=AssignmentSerializer)
     @action(detail=True, methods=["post"])
     def reject(self, request, pk=None):
-        data = _valid(RejectSerializer, request.data)
+        data = validated(RejectSerializer, request.data)
         assignment = services.reject_assignment(assignment_id=_id(pk), actor=request.user, feedback=data["feedback"])
         return Response(AssignmentSerializer(assignment).data)
 
     @extend_schema(request=BonusSerializer, responses=AssignmentSerializer)
     @action(detail=True, methods=["post"])
     def bonus(self, request, pk=None):
-        data = _valid(BonusSerializer, request.data)
+        data = validated(BonusSerializer, request.data)
         assignment = services.grant_bonus(
             assignment_id=_id(pk), actor=request.user, amount=data["amount"], reason=data["reason"]
         )
@@ -198,7 +192,7 @@ class WorkerViewSet(viewsets.GenericViewSet):
     @extend_schema(request=BlockSerializer, responses={204: None})
     @action(detail=True, methods=["post"])
     def block(self, request, pk=None):
-        data = _valid(BlockSerializer, request.data)
+        data = validated(BlockSerializer, request.data)
         services.block_worker(
             worker=get_object_or_404(get_user_model(), pk=pk), actor=request.user, reason=data["reason"]
         )

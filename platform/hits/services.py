@@ -317,53 +317,42 @@ def _check_reviewer(actor):
         raise NotAllowed("Only reviewers and admins can judge work.")
 
 
-@transaction.atomic
-def approve_assignment(*, assignment_id, actor, feedback=""):
+def _decide(*, assignment_id, actor, state, feedback):
+    """Records a reviewer's decision on a submission (the shared half of approve and reject)."""
     _check_reviewer(actor)
     assignment = _locked_assignment(assignment_id)
     if assignment.state != State.SUBMITTED:
-        raise AssignmentClosed(
-            f"Only submitted work can be approved; this is {assignment.get_state_display().lower()}."
-        )
-    assignment.state, assignment.decided_at, assignment.decided_by = State.APPROVED, timezone.now(), actor
-    assignment.pay, assignment.feedback = assignment.batch.reward, feedback.strip()
-    assignment.save(update_fields=["state", "decided_at", "decided_by", "pay", "feedback"])
-    RaterProfile.objects.filter(user_id=assignment.worker_id).update(approved_count=F("approved_count") + 1)
+        verb = "approved" if state == State.APPROVED else "rejected"
+        raise AssignmentClosed(f"Only submitted work can be {verb}; this is {assignment.get_state_display().lower()}.")
+    assignment.state, assignment.decided_at, assignment.decided_by = state, timezone.now(), actor
+    assignment.feedback = feedback.strip()
+    if state == State.APPROVED:
+        assignment.pay = assignment.batch.reward
+    assignment.save(update_fields=["state", "decided_at", "decided_by", "feedback", "pay"])
+    counter = "approved_count" if state == State.APPROVED else "rejected_count"
+    RaterProfile.objects.filter(user_id=assignment.worker_id).update(**{counter: F(counter) + 1})
+    action = WorkEvent.Action.APPROVED if state == State.APPROVED else WorkEvent.Action.REJECTED
+    _event(action, actor=actor, worker_id=assignment.worker_id, assignment=assignment, batch_id=assignment.batch_id)
+    return assignment
+
+
+@transaction.atomic
+def approve_assignment(*, assignment_id, actor, feedback=""):
+    """Approves a submission: the worker is paid the batch's reward."""
+    assignment = _decide(assignment_id=assignment_id, actor=actor, state=State.APPROVED, feedback=feedback)
     registry.get(assignment.batch.kind).on_approved(assignment=assignment)
-    _event(
-        WorkEvent.Action.APPROVED,
-        actor=actor,
-        worker_id=assignment.worker_id,
-        assignment=assignment,
-        batch_id=assignment.batch_id,
-    )
     return assignment
 
 
 @transaction.atomic
 def reject_assignment(*, assignment_id, actor, feedback):
     """Rejects a submission with the reason the worker will read; the task is offered again."""
-    _check_reviewer(actor)
     if not feedback or not feedback.strip():
+        _check_reviewer(actor)
         raise InvalidDecision("Say why the work is rejected: the worker sees this feedback.")
-    assignment = _locked_assignment(assignment_id)
-    if assignment.state != State.SUBMITTED:
-        raise AssignmentClosed(
-            f"Only submitted work can be rejected; this is {assignment.get_state_display().lower()}."
-        )
-    assignment.state, assignment.decided_at, assignment.decided_by = State.REJECTED, timezone.now(), actor
-    assignment.feedback = feedback.strip()
-    assignment.save(update_fields=["state", "decided_at", "decided_by", "feedback"])
-    RaterProfile.objects.filter(user_id=assignment.worker_id).update(rejected_count=F("rejected_count") + 1)
+    assignment = _decide(assignment_id=assignment_id, actor=actor, state=State.REJECTED, feedback=feedback)
     Task.objects.filter(pk=assignment.task_id).update(slots_taken=F("slots_taken") - 1)
     registry.get(assignment.batch.kind).on_rejected(assignment=assignment)
-    _event(
-        WorkEvent.Action.REJECTED,
-        actor=actor,
-        worker_id=assignment.worker_id,
-        assignment=assignment,
-        batch_id=assignment.batch_id,
-    )
     return assignment
 
 

@@ -18,6 +18,24 @@ def _png_file(seed):
     return {"name": f"screen-{seed}.png", "mimeType": "image/png", "buffer": png_bytes(size=(800, 500), seed=seed)}
 
 
+def _hand_over(page, how, seed):
+    """Drops a PNG onto the drop zone, or pastes it, as a browser would deliver it."""
+    page.evaluate(
+        """([how, data]) => {
+            const bytes = Uint8Array.from(atob(data), c => c.charCodeAt(0));
+            const transfer = new DataTransfer();
+            transfer.items.add(new File([bytes], how + ".png", {type: "image/png"}));
+            const options = {bubbles: true, cancelable: true};
+            if (how === "drop") {
+                document.getElementById("dropzone").dispatchEvent(new DragEvent("drop", {...options, dataTransfer: transfer}));
+            } else {
+                document.dispatchEvent(new ClipboardEvent("paste", {...options, clipboardData: transfer}));
+            }
+        }""",
+        [how, base64.b64encode(png_bytes(size=(800, 500), seed=seed)).decode()],
+    )
+
+
 def _wait_for_draft(page):
     expect(page.get_by_test_id("draft-status")).to_have_attribute("data-state", "saved")
     expect(page.get_by_test_id("draft-status")).to_contain_text("Draft saved")
@@ -91,27 +109,9 @@ def test_multi_screen_task_added_by_picker_drop_and_paste_reordered_and_reloaded
     page.locator("#screen-file").set_input_files([_png_file(11), _png_file(12)])
     expect(page.get_by_test_id("screen-item")).to_have_count(2)
     # A third screen dropped onto the drop zone, a fourth pasted.
-    encoded = base64.b64encode(png_bytes(size=(800, 500), seed=13)).decode()
-    page.evaluate(
-        """(data) => {
-            const bytes = Uint8Array.from(atob(data), c => c.charCodeAt(0));
-            const transfer = new DataTransfer();
-            transfer.items.add(new File([bytes], "dropped.png", {type: "image/png"}));
-            document.getElementById("dropzone").dispatchEvent(new DragEvent("drop", {dataTransfer: transfer, bubbles: true, cancelable: true}));
-        }""",
-        encoded,
-    )
+    _hand_over(page, "drop", seed=13)
     expect(page.get_by_test_id("screen-item")).to_have_count(3)
-    encoded = base64.b64encode(png_bytes(size=(800, 500), seed=14)).decode()
-    page.evaluate(
-        """(data) => {
-            const bytes = Uint8Array.from(atob(data), c => c.charCodeAt(0));
-            const transfer = new DataTransfer();
-            transfer.items.add(new File([bytes], "pasted.png", {type: "image/png"}));
-            document.dispatchEvent(new ClipboardEvent("paste", {clipboardData: transfer, bubbles: true, cancelable: true}));
-        }""",
-        encoded,
-    )
+    _hand_over(page, "paste", seed=14)
     expect(page.get_by_test_id("screen-item")).to_have_count(4)
 
     page.get_by_role("button", name="Remove screen 4").click()

@@ -19,19 +19,6 @@ S3_KEYS = {"access_key": "testing", "secret_key": "testing"}
 S3_REGION = "us-east-1"
 
 
-@pytest.fixture(autouse=True)
-def media(settings, tmp_path):
-    """Every test stores into its own empty folder; returns it. Assigning STORAGES
-    resets Django's storage cache (the ``setting_changed`` signal), so
-    ``default_storage`` follows."""
-    folder = tmp_path / "media"
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": folder}},
-    }
-    return folder
-
-
 def stored_files(folder):
     """Paths of every file under ``folder``, relative to it, sorted."""
     return sorted(str(path.relative_to(folder)) for path in Path(folder).rglob("*") if path.is_file())

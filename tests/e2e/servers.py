@@ -1,0 +1,130 @@
+"""Small local servers for the browser tests: demo websites to browse (no internet
+here), and a TCP relay in front of the platform that a test can cut and restore."""
+
+import contextlib
+import html
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def _page(title, body):
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
+<style>body{{font:18px sans-serif;margin:40px}} a,button{{display:inline-block;margin:12px;padding:10px 16px}}
+.price{{color:#a11;font-size:28px}} .tall{{height:1600px;background:linear-gradient(#fff,#cde)}}</style></head>
+<body><h1>{html.escape(title)}</h1>{body}</body></html>"""
+
+
+PRODUCTS = [("Steel kettle", "$34.99"), ("Glass kettle", "$29.50"), ("Travel kettle", "$19.00"), ("Gooseneck kettle", "$45.00")]  # fmt: skip
+
+
+def demo_shop_page(path):
+    """The demo shop: a home page linking to product pages, each linking to the next."""
+    if path in ("/", "/index.html"):
+        links = "".join(f'<a href="/product/{n}">{name}</a>' for n, (name, _) in enumerate(PRODUCTS))
+        return _page("Demo Shop – kettles", f"<p>Choose a kettle:</p><nav>{links}</nav>"
+                     '<a href="/account">My account</a><img src="/logo.svg" alt="Demo Shop logo" width="60" height="30">')  # fmt: skip
+    if path.startswith("/product/"):
+        n = int(path.rsplit("/", 1)[1])
+        name, price = PRODUCTS[n]
+        nxt = f'<a href="/product/{(n + 1) % len(PRODUCTS)}">Next kettle</a>'
+        return _page(f"{name} – Demo Shop", f'<p class="price">{price}</p><button type="button">Add to basket</button>{nxt}'
+                     '<a href="/">All kettles</a><div class="tall"></div>')  # fmt: skip
+    if path == "/account":
+        return _page("My account – Demo Shop", "<p>Signed in as Jane Example, jane@example.org</p><a href='/'>Back</a>")
+    return None
+
+
+class _DemoSite(BaseHTTPRequestHandler):
+    def do_GET(self):
+        if self.path == "/logo.svg":
+            body, kind = (
+                b'<svg xmlns="http://www.w3.org/2000/svg" width="60" height="30"><rect width="60" height="30" fill="#36c"/></svg>',
+                "image/svg+xml",
+            )
+        else:
+            page = demo_shop_page(self.path)
+            if page is None:
+                self.send_error(404)
+                return
+            body, kind = page.encode(), "text/html; charset=utf-8"
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+class DemoSite:
+    """The demo shop on a free port of 127.0.0.1, in a thread."""
+
+    def __init__(self):
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _DemoSite)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class Relay:
+    """Forwards a local port to ``target_port``. ``cut()`` refuses new connections and
+    drops open ones, as a stopped server would; ``restore()`` brings it back."""
+
+    def __init__(self, target_port):
+        self.target_port = target_port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.open = threading.Event()
+        self.open.set()
+        self.connections = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            if not self.open.is_set():
+                client.close()
+                continue
+            upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            with self.lock:
+                self.connections += [client, upstream]
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source, sink):
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for end in (source, sink):
+                with contextlib.suppress(OSError):
+                    end.shutdown(socket.SHUT_RDWR)
+
+    def cut(self):
+        self.open.clear()
+        with self.lock:
+            for connection in self.connections:
+                with contextlib.suppress(OSError):
+                    connection.shutdown(socket.SHUT_RDWR)
+                connection.close()
+            self.connections.clear()
+
+    def restore(self):
+        self.open.set()
+
+    def close(self):
+        self.cut()
+        self.listener.close()
