@@ -17,16 +17,22 @@ CHROMIUM_ARGS = [
 
 
 @pytest.fixture(scope="session")
-def browser():
+def playwright():
+    """One Playwright for the whole run: its sync API allows one at a time."""
     if not os.path.exists(CHROMIUM):
         pytest.skip(f"no Chromium at {CHROMIUM} (scripts/services installs it)")
     from playwright.sync_api import sync_playwright
 
+    with sync_playwright() as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def browser(playwright):
     # launch() gives Chromium a fresh, throw-away profile of its own.
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
 
 
 @pytest.fixture

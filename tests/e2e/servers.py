@@ -84,6 +84,7 @@ class Relay:
         self.open.set()
         self.connections = []
         self.lock = threading.Lock()
+        self.cut_before = None
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self):
@@ -98,13 +99,28 @@ class Relay:
             upstream = socket.create_connection(("127.0.0.1", self.target_port))
             with self.lock:
                 self.connections += [client, upstream]
-            for source, sink in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(client, upstream, True), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(upstream, client, False), daemon=True).start()
 
-    @staticmethod
-    def _pipe(source, sink):
+    def cut_at(self, marker, nth):
+        """Cuts the line just before the ``nth`` request whose first bytes hold ``marker``,
+        so that request never reaches the platform."""
+        seen = []
+
+        def check(data):
+            if marker in data[:200]:
+                seen.append(1)
+            return len(seen) == nth
+
+        self.cut_before = check
+
+    def _pipe(self, source, sink, outgoing):
         try:
             while data := source.recv(65536):
+                if outgoing and self.cut_before and self.cut_before(data):
+                    self.cut_before = None
+                    self.cut()
+                    return
                 sink.sendall(data)
         except OSError:
             pass

@@ -1,0 +1,94 @@
+/** The toolbar popup (also works opened as a tab, which is how tests drive it). */
+import { send } from "./lib/messages.js";
+
+const $ = (testId) => document.querySelector(`[data-testid="${testId}"]`);
+let state = null;
+
+function showError(error) {
+  const box = $("error");
+  box.textContent = error ? error.message ?? String(error) : "";
+  box.hidden = !error;
+}
+
+function fillSelect(select, items, { value, label, empty }) {
+  const chosen = select.value;
+  select.replaceChildren();
+  if (empty) select.append(new Option(empty, ""));
+  for (const item of items) select.append(new Option(label(item), String(value(item))));
+  if ([...select.options].some((option) => option.value === chosen)) select.value = chosen;
+}
+
+function render(next) {
+  state = next;
+  const { status } = state.recording;
+  $("state").textContent = status;
+  $("state").dataset.state = status;
+  document.getElementById("signed-out").hidden = state.signedIn;
+  document.getElementById("signed-in").hidden = !state.signedIn;
+  $("sign-out").hidden = !state.signedIn || status !== "idle";
+  if (!state.signedIn) return;
+
+  $("signed-in-as").textContent = state.account?.username ?? "?";
+  $("platform").textContent = state.platformUrl;
+  document.getElementById("setup").hidden = status !== "idle";
+  document.getElementById("controls").hidden = status === "idle";
+  fillSelect($("category"), state.categories, { value: (c) => c.slug, label: (c) => c.name, empty: state.categories.length ? "" : "No categories" });
+  fillSelect($("batch"), state.batches, { value: (b) => b.id, label: (b) => b.name, empty: "No batch" });
+  $("start").disabled = !state.categories.length;
+
+  const { categoryName, batchName, stepCount } = state.recording;
+  document.getElementById("recording-what").textContent =
+    `${status === "paused" ? "Paused" : "Recording"} “${categoryName ?? ""}”${batchName ? ` for ${batchName}` : ""}`;
+  $("step-count").textContent = String(stepCount);
+  $("pause").hidden = status !== "recording";
+  $("resume").hidden = status !== "paused";
+
+  const catalogError = $("catalog-error");
+  catalogError.textContent = state.catalogError ? `Could not refresh the lists: ${state.catalogError}` : "";
+  catalogError.hidden = !state.catalogError;
+}
+
+async function act(type, payload, button) {
+  showError(null);
+  if (button) button.disabled = true;
+  try {
+    render(await send(type, payload));
+  } catch (error) {
+    showError(error);
+  } finally {
+    if (button) button.disabled = false;
+  }
+}
+
+$("sign-in-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  act("sign-in", { platformUrl: $("platform-url").value, token: $("token").value }, $("sign-in")).then(() => {
+    if (state?.signedIn) $("token").value = "";
+  });
+});
+$("start").addEventListener("click", () =>
+  act("start", { category: $("category").value, batch: $("batch").value || null }, $("start")));
+$("pause").addEventListener("click", () => act("pause", {}, $("pause")));
+$("resume").addEventListener("click", () => act("resume", {}, $("resume")));
+$("stop").addEventListener("click", () => act("stop", {}, $("stop")));
+$("sign-out").addEventListener("click", () => act("sign-out", {}, $("sign-out")));
+$("open-review").addEventListener("click", () => {
+  const traceId = state?.recording.traceId ?? state?.latestTraceId;
+  chrome.tabs.create({ url: chrome.runtime.getURL(`review.html${traceId ? `?trace=${traceId}` : ""}`) });
+});
+$("open-options").addEventListener("click", () => chrome.runtime.openOptionsPage());
+
+// Step counts and status change while the popup is open (captures, the badge).
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === "local" && Object.keys(changes).some((key) => key === "recording" || key.startsWith("trace:") || key === "catalog" || key === "session")) {
+    send("get-state").then(render, showError);
+  }
+});
+
+send("get-state")
+  .then((initial) => {
+    render(initial);
+    if (initial.signedIn) return send("refresh").then(render);
+    return undefined;
+  })
+  .catch(showError);

@@ -1,0 +1,189 @@
+"""The Chrome extension, loaded into headless Chromium, recording demo sites served by
+the test and uploading to a live platform."""
+
+import re
+import tempfile
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from accounts.services import create_api_token
+from collection.models import BlockedSite, Trace, TraceStep
+from hits import services
+from hits.models import Task
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
+from tests.e2e.servers import DemoSite, Relay
+from tests.factories import make_category, site
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+EXTENSION = Path(__file__).resolve().parents[2] / "extension"
+EXTENSION_ID = "ehhmoojfjbplejkadhmdefdcednjgaij"
+
+
+@pytest.fixture
+def chromium_with_extension(playwright):
+    with tempfile.TemporaryDirectory(prefix="trailmark-profile-") as profile:
+        context = playwright.chromium.launch_persistent_context(
+            profile,
+            executable_path=CHROMIUM,
+            headless=True,
+            viewport={"width": 1280, "height": 800},
+            args=[*CHROMIUM_ARGS, f"--disable-extensions-except={EXTENSION}", f"--load-extension={EXTENSION}"],
+        )
+        context.set_default_timeout(20000)
+        worker = context.service_workers[0] if context.service_workers else context.wait_for_event("serviceworker")
+        assert worker.url.startswith(f"chrome-extension://{EXTENSION_ID}/")
+        yield context, worker
+        context.close()
+
+
+@pytest.fixture
+def demo_site():
+    server = DemoSite()
+    yield server
+    server.close()
+
+
+def _extension_page(context, name):
+    page = context.new_page()
+    page.goto(f"chrome-extension://{EXTENSION_ID}/{name}.html")
+    return page
+
+
+def _sign_in_and_start(context, platform_url, key, rater, batch):
+    popup = _extension_page(context, "popup")
+    popup.get_by_test_id("platform-url").fill(platform_url)
+    popup.get_by_test_id("token").fill(key)
+    popup.get_by_test_id("sign-in").click()
+    expect(popup.get_by_test_id("signed-in-as")).to_have_text(rater.username)
+    popup.get_by_test_id("category").select_option("shopping")
+    popup.get_by_test_id("batch").select_option(str(batch.pk))
+    popup.get_by_test_id("start").click()
+    expect(popup.get_by_test_id("state")).to_have_attribute("data-state", "recording")
+    return popup
+
+
+def _flush(worker):
+    """Waits until the extension has taken (or dropped) every capture it queued."""
+    state = worker.evaluate("trailmark.send({type: 'flush'})")
+    assert state["ok"], state
+    return state
+
+
+def _click(page, worker, name):
+    """Follows a link at a person's pace: the next click comes once the page is captured."""
+    page.bring_to_front()
+    with page.expect_navigation():
+        page.get_by_role("link", name=name, exact=True).first.click()
+    _flush(worker)
+
+
+def _setup(live_server, rater, demo_site):
+    # The default categories and block list come from a migration, which the flush
+    # after each browser test removes: make what these tests rely on.
+    BlockedSite.objects.get_or_create(path_contains="/account", defaults={"reason": "account pages"})
+    make_category("shopping")
+    site(category="shopping", name="Demo Shop", url=demo_site.url + "/")
+    batch = services.open_batch(batch=services.create_batch(name="Shop traces", kind="trace_qa"))
+    key = create_api_token(user=rater, name="Chrome extension")[1]
+    return batch, key
+
+
+def test_record_pause_review_delete_and_upload_a_trace(chromium_with_extension, live_server, demo_site, rater):
+    context, worker = chromium_with_extension
+    batch, key = _setup(live_server, rater, demo_site)
+    shop = context.pages[0] if context.pages else context.new_page()
+    shop.goto(demo_site.url + "/")  # before recording: not captured
+
+    popup = _sign_in_and_start(context, live_server.url, key, rater, batch)
+    _click(shop, worker, "Steel kettle")  # product 0
+    _click(shop, worker, "Next kettle")  # product 1
+    _flush(worker)
+    popup.bring_to_front()
+    popup.get_by_test_id("pause").click()
+    expect(popup.get_by_test_id("state")).to_have_attribute("data-state", "paused")
+    _click(shop, worker, "Next kettle")  # product 2, while paused
+    _flush(worker)
+    popup.bring_to_front()
+    popup.get_by_test_id("resume").click()
+    expect(popup.get_by_test_id("state")).to_have_attribute("data-state", "recording")
+    _click(shop, worker, "Next kettle")  # product 3
+    _click(shop, worker, "All kettles")  # home
+    _click(shop, worker, "My account")  # on the block list: never captured
+    _click(shop, worker, "Back")  # home again
+    _click(shop, worker, "Glass kettle")  # product 1
+    _flush(worker)
+    popup.bring_to_front()
+    popup.get_by_test_id("stop").click()
+    expect(popup.get_by_test_id("state")).to_have_attribute("data-state", "idle")
+
+    review = _extension_page(context, "review")
+    steps = review.get_by_test_id("step")
+    expect(steps).to_have_count(6)
+    urls = [steps.nth(n).get_by_test_id("step-url").inner_text() for n in range(6)]
+    paths = [re.sub(r"^https?://[^/]+", "", url.rsplit(" — ", 1)[-1]) for url in urls]
+    assert paths == ["/product/0", "/product/1", "/product/3", "/", "/", "/product/1"], paths
+    deleted_id = steps.nth(2).get_attribute("data-step-id")
+    steps.nth(2).get_by_test_id("delete-step").click()
+    expect(steps).to_have_count(5)
+    review.get_by_test_id("upload").click()
+    expect(review.get_by_test_id("upload-done")).to_be_visible(timeout=60000)
+
+    trace = Trace.objects.get(author=rater)
+    stored = list(TraceStep.objects.filter(trace=trace).order_by("position"))
+    assert trace.state == "finished" and trace.batch == batch and trace.category.slug == "shopping"
+    assert [s.position for s in stored] == [0, 1, 2, 3, 4]
+    assert [re.sub(r"^https?://[^/]+", "", s.url) for s in stored] == [
+        "/product/0",
+        "/product/1",
+        "/",
+        "/",
+        "/product/1",
+    ]
+    assert deleted_id not in {str(s.client_id) for s in stored}
+    first = stored[0]
+    assert first.action == "click" and first.target["text"] == "Steel kettle" and first.target["bbox"]
+    assert any(c.get("text") == "Next kettle" for c in first.clickables)
+    assert {s.action for s in stored} <= {"click", "back", "navigate"}
+    assert all(s.screen.asset.review_state == "pending_review" and s.screen.asset.width == 1280 for s in stored)
+    assert not any("/account" in s.url or "/product/2" in s.url for s in stored)
+    assert Task.objects.get(batch=batch).reserved_for == rater
+
+
+def test_an_upload_cut_off_midway_resumes_without_duplicates_or_gaps(
+    chromium_with_extension, live_server, demo_site, rater
+):
+    context, worker = chromium_with_extension
+    batch, key = _setup(live_server, rater, demo_site)
+    relay = Relay(int(live_server.url.rsplit(":", 1)[1]))
+    shop = context.pages[0] if context.pages else context.new_page()
+    shop.goto(demo_site.url + "/")
+    popup = _sign_in_and_start(context, relay.url, key, rater, batch)
+    for name in ("Steel kettle", "Next kettle", "Next kettle", "Next kettle"):
+        _click(shop, worker, name)
+    _flush(worker)
+    popup.bring_to_front()
+    popup.get_by_test_id("stop").click()
+
+    relay.cut_at(b"/steps/ HTTP", nth=3)  # the platform goes away before the third step
+    review = _extension_page(context, "review")
+    expect(review.get_by_test_id("step")).to_have_count(4)
+    review.get_by_test_id("upload").click()
+    trace = None
+    for _ in range(100):
+        trace = Trace.objects.filter(author=rater).first()
+        if trace is not None and trace.steps.count() == 2 and not relay.open.is_set():
+            break
+        review.wait_for_timeout(100)
+    assert trace is not None and trace.steps.count() == 2 and trace.state == "uploading"
+    review.wait_for_timeout(1500)  # the extension retries against a dead platform
+    relay.restore()
+    expect(review.get_by_test_id("upload-done")).to_be_visible(timeout=60000)
+    relay.close()
+
+    trace.refresh_from_db()
+    positions = list(trace.steps.order_by("position").values_list("position", flat=True))
+    assert trace.state == "finished" and positions == [0, 1, 2, 3]
+    assert TraceStep.objects.count() == 4
