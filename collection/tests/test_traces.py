@@ -239,3 +239,12 @@ def test_trace_qa_task_needs_a_finished_trace(rater, admin_user, api_for):
         f"/api/v1/batches/{batch.pk}/tasks/", {"payloads": [{"trace": trace["id"]}]}, format="json"
     )
     assert refused.status_code == 400 and "payloads.0.trace" in refused.json()["error"]["fields"]
+
+
+def test_page_html_is_kept_in_storage_not_in_the_row(rater, api_for, media):
+    client = api_for(rater)
+    trace = _start(client).json()
+    html = "<html><body><h1>Kettles</h1>" + "<p>row</p>" * 1000 + "</body></html>"
+    assert _send(client, trace["id"], _step_json(0, html=html)).status_code == 201
+    step = TraceStep.objects.get()
+    assert step.html_key and (media / step.html_key).read_text() == html
