@@ -22,3 +22,20 @@ def test_build_extension_zips_what_chrome_loads_under_the_manifest_version():
     assert {"manifest.json", "background.js", "content.js", "popup.html", "review.html", "lib/upload.js"} <= names
     assert not any(name.startswith("tests/") or name == "package.json" for name in names)
     assert manifest["manifest_version"] == 3
+
+
+def test_raters_download_the_same_extension_from_the_platform(client, rater):
+    import io
+
+    from django.urls import reverse
+
+    assert client.get(reverse("collection:extension")).status_code == 302  # log in first
+    client.force_login(rater)
+    page = client.get(reverse("collection:extension")).content.decode()
+    assert "Load unpacked" in page and reverse("accounts:profile") in page
+    download = client.get(reverse("collection:extension-download"))
+    version = json.loads((ROOT / "extension" / "manifest.json").read_text())["version"]
+    assert download["Content-Disposition"] == f'attachment; filename="trailmark-extension-{version}.zip"'
+    with zipfile.ZipFile(io.BytesIO(download.content)) as archive:
+        assert json.loads(archive.read("manifest.json"))["version"] == version
+        assert "background.js" in archive.namelist()

@@ -16,5 +16,6 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("api/v1/", include((api_v1, "api-v1"))),
     path("assets/", include("assets.urls")),
+    path("capture/", include("collection.urls")),
     path("", include("hits.urls")),
 ]
