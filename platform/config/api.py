@@ -50,12 +50,23 @@ class WriteThrottle(BaseThrottle):
         return int(number), self.PERIODS[unit[0]]
 
 
+_redis_clients = {}
+
+
+def _redis_client(cache):
+    # Django's Redis cache builds a new client object (and its table of response
+    # callbacks) for every call; one per process and server does, pooled and thread-safe.
+    server = cache._cache._servers[0]
+    if server not in _redis_clients:
+        _redis_clients[server] = cache._cache.get_client(write=True)
+    return _redis_clients[server]
+
+
 def _count(key, period):
     """Adds one to the counter ``key`` (kept for one window) and returns it."""
     cache = caches["default"]
     if isinstance(cache, RedisCache):
-        client = cache._cache.get_client(key, write=True)
-        pipe = client.pipeline(transaction=False)
+        pipe = _redis_client(cache).pipeline(transaction=False)
         pipe.incr(key)
         pipe.expire(key, period + 1, nx=True)
         return pipe.execute()[0]

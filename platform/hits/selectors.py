@@ -12,6 +12,13 @@ from .kinds.base import ELIGIBLE, Eligibility
 from .models import Assignment, Batch, Task
 
 
+def batches_with_rules():
+    """Batches annotated with whether they require any qualification, so that checking
+    eligibility for one without requirements costs no further query."""
+    required = Batch.required_qualifications.through.objects.filter(batch_id=OuterRef("pk"))
+    return Batch.objects.annotate(has_requirements=Exists(required))
+
+
 def eligibility(*, worker, batch, granted_slugs=None):
     """Whether ``worker`` may take tasks from ``batch``; the reason says what to do if not.
 
@@ -27,7 +34,7 @@ def eligibility(*, worker, batch, granted_slugs=None):
     kind_rule = kind.check_eligibility(worker=worker)
     if not kind_rule.eligible:
         return kind_rule
-    required = batch.required_qualifications.all()
+    required = list(batch.required_qualifications.all()) if getattr(batch, "has_requirements", True) else []
     if required and granted_slugs is None:
         granted_slugs = set(
             QualificationGrant.objects.filter(user=worker).values_list("qualification__slug", flat=True)

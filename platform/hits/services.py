@@ -135,7 +135,7 @@ def request_next_task(*, worker, batch_id):
 @transaction.atomic
 def _request_next_task(*, worker, batch_id):
     profile = RaterProfile.objects.select_for_update().get(user=worker)
-    batch = Batch.objects.prefetch_related("required_qualifications").filter(pk=batch_id).first()
+    batch = selectors.batches_with_rules().filter(pk=batch_id).first()
     if batch is None:
         raise BatchNotFound(f"There is no batch {batch_id}.")
     if batch.state != Batch.State.OPEN:
