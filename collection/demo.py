@@ -7,8 +7,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image, ImageDraw, ImageFont
 
 from accounts.models import User
-from hits import services
-from hits.models import Batch
+from hits.demo import open_demo_batch
 
 from .answers import answer_type
 from .catalogue import import_sites
@@ -101,31 +100,23 @@ def load(*, out):
     report = import_sites(text=SITES_CSV)
     if report.created:
         out(f"Added {report.created} sites to the catalogue.")
-    admin, rater = User.objects.get(username="admin"), User.objects.get(username="rater")
-    if not Batch.objects.filter(name=SINGLE_BATCH).exists():
-        batch = services.create_batch(
-            name=SINGLE_BATCH,
-            kind="single_screen_qa",
-            description="Shopping, restaurant and hotel pages: one screenshot and one question each.",
-            reward="0.60",
-            created_by=admin,
-        )
-        services.add_tasks(
-            batch=batch, payloads=[{"category": c} for c in ("shopping", "restaurant", "hotel") for _ in range(3)]
-        )
-        services.open_batch(batch=batch, actor=admin)
-        out(f"Opened the batch “{SINGLE_BATCH}” (9 tasks).")
-    if not Batch.objects.filter(name=MULTI_BATCH).exists():
-        batch = services.create_batch(
-            name=MULTI_BATCH,
-            kind="multi_screen_qa",
-            description="Three to five shop pages and a question that needs all of them.",
-            reward="1.20",
-            created_by=admin,
-        )
-        services.add_tasks(batch=batch, payloads=[{"category": "shopping"} for _ in range(4)])
-        services.open_batch(batch=batch, actor=admin)
-        out(f"Opened the batch “{MULTI_BATCH}” (4 tasks).")
+    rater = User.objects.get(username="rater")
+    open_demo_batch(
+        name=SINGLE_BATCH,
+        kind="single_screen_qa",
+        description="Shopping, restaurant and hotel pages: one screenshot and one question each.",
+        reward="0.60",
+        payloads=[{"category": c} for c in ("shopping", "restaurant", "hotel") for _ in range(3)],
+        out=out,
+    )
+    open_demo_batch(
+        name=MULTI_BATCH,
+        kind="multi_screen_qa",
+        description="Three to five shop pages and a question that needs all of them.",
+        reward="1.20",
+        payloads=[{"category": "shopping"} for _ in range(4)],
+        out=out,
+    )
     if not QAPair.objects.filter(author=rater).exists():
         _example(
             rater, "single_screen", "restaurant",
@@ -187,16 +178,14 @@ def _demo_trace(author, batch):
 
 
 def load_traces(*, out):
-    if Batch.objects.filter(name=TRACE_BATCH).exists():
-        return
-    admin, rater = User.objects.get(username="admin"), User.objects.get(username="rater")
-    batch = services.create_batch(
+    batch = open_demo_batch(
         name=TRACE_BATCH,
         kind="trace_qa",
         description="Record a browsing session with the Chrome extension, then write questions on it.",
         reward="2.00",
-        created_by=admin,
+        payloads=[],
+        out=out,
     )
-    services.open_batch(batch=batch, actor=admin)
-    _demo_trace(rater, batch)
-    out(f"Opened the batch “{TRACE_BATCH}” with one recorded demo trace for the demo rater.")
+    if batch is not None:
+        _demo_trace(User.objects.get(username="rater"), batch)
+        out("Added a recorded demo trace for the demo rater to write questions on.")

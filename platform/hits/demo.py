@@ -43,17 +43,26 @@ PASSAGES = [
 ]
 
 
-def load(*, out):
-    if Batch.objects.filter(name=DEMO_BATCH).exists():
-        return
+def open_demo_batch(*, name, kind, description, reward, payloads, out, assignments_wanted=None):
+    """Creates and opens a demo batch once (by name); returns it, or None if it was there."""
+    if Batch.objects.filter(name=name).exists():
+        return None
     admin = User.objects.get(username="admin")
-    batch = services.create_batch(
+    batch = services.create_batch(name=name, kind=kind, description=description, reward=reward, created_by=admin)
+    if payloads:
+        services.add_tasks(batch=batch, payloads=payloads, assignments_wanted=assignments_wanted)
+    services.open_batch(batch=batch, actor=admin)
+    out(f"Opened the batch “{name}” ({len(payloads)} tasks).")
+    return batch
+
+
+def load(*, out):
+    open_demo_batch(
         name=DEMO_BATCH,
         kind="demo_question",
         description="Read a short passage and answer one question about it.",
         reward="0.15",
-        created_by=admin,
+        payloads=[{"passage": p, "question": q} for p, q in PASSAGES],
+        assignments_wanted=2,
+        out=out,
     )
-    services.add_tasks(batch=batch, payloads=[{"passage": p, "question": q} for p, q in PASSAGES], assignments_wanted=2)
-    services.open_batch(batch=batch, actor=admin)
-    out(f"Opened the batch “{DEMO_BATCH}” ({len(PASSAGES)} tasks).")
