@@ -9,6 +9,10 @@ class CollectionConfig(AppConfig):
     def ready(self):
         from assets.selectors import add_view_rule
 
-        from .screens import assigned_to_see
+        from validation import review
+
+        from .screens import assigned_to_see, follow_replacement, reject_questions_on
 
         add_view_rule(assigned_to_see)
+        review.on_replacement(follow_replacement)
+        review.on_rejection(reject_questions_on)

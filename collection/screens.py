@@ -3,6 +3,9 @@
 from assets import services as assets
 from django.db import transaction
 
+from validation import review
+from validation.tasks import prescreen_asset
+
 from .catalogue import site_for
 from .errors import NotYourScreen, ScreenInUse
 from .models import Screen
@@ -12,7 +15,10 @@ from .models import Screen
 def capture_screen(*, file, author, url="", title="", assignment=None, viewport_width=None, viewport_height=None):
     """Stores the image through the assets pipeline (checked, stripped, stored once) and
     records the page it shows. Raises the assets pipeline's errors for bad files."""
-    asset, _created = assets.store_image(file=file, uploaded_by=author)
+    asset, created = assets.store_image(file=file, uploaded_by=author)
+    if created:
+        review.enqueue(asset=asset)
+        transaction.on_commit(lambda: prescreen_asset.delay(asset.pk, url))
     site = site_for(url=url) if url else None
     return Screen.objects.create(
         asset=asset,
@@ -38,7 +44,25 @@ def remove_screen(*, screen, author):
         raise NotYourScreen("This screen belongs to another rater.")
     if screen.evidence.exists():
         raise ScreenInUse("This screen is part of a submitted question and cannot be removed.")
+    asset = screen.asset
     screen.delete()
+    if not Screen.objects.filter(asset=asset).exists():
+        # Nothing shows these bytes any more: they go from storage too.
+        review.withdraw(asset=asset, by=author)
+
+
+def follow_replacement(*, original, replacement):
+    """A redacted copy takes the original's place in every screen."""
+    Screen.objects.filter(asset=original).update(asset=replacement)
+
+
+def reject_questions_on(*, asset, reason):
+    """Questions citing a rejected screen are rejected too, with the reviewer's reason."""
+    from .models import QAPair
+
+    QAPair.objects.filter(evidence__screen__asset=asset).exclude(state=QAPair.State.REJECTED).update(
+        state=QAPair.State.REJECTED, state_reason=f"A screen it uses was rejected in review: {reason}"
+    )
 
 
 def assigned_to_see(*, user, asset):

@@ -68,7 +68,7 @@ class QAPairSerializer(serializers.ModelSerializer):
         model = QAPair
         fields = [
             "id", "family", "split_kind", "question", "answer", "answer_type", "keyword_answer", "reasoning_types",
-            "question_category", "category", "state", "author", "assignment", "evidence", "created_at",
+            "question_category", "category", "state", "state_reason", "author", "assignment", "evidence", "created_at",
         ]  # fmt: skip
 
 

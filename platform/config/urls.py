@@ -17,5 +17,6 @@ urlpatterns = [
     path("api/v1/", include((api_v1, "api-v1"))),
     path("assets/", include("assets.urls")),
     path("capture/", include("collection.urls")),
+    path("review/", include("validation.urls")),
     path("", include("hits.urls")),
 ]
