@@ -4,7 +4,6 @@ from assets import services as assets
 from django.db import transaction
 
 from validation import review
-from validation.tasks import prescreen_asset
 
 from .catalogue import site_for
 from .errors import NotYourScreen, ScreenInUse
@@ -15,10 +14,7 @@ from .models import Screen
 def capture_screen(*, file, author, url="", title="", assignment=None, viewport_width=None, viewport_height=None):
     """Stores the image through the assets pipeline (checked, stripped, stored once) and
     records the page it shows. Raises the assets pipeline's errors for bad files."""
-    asset, created = assets.store_image(file=file, uploaded_by=author)
-    if created:
-        review.enqueue(asset=asset)
-        transaction.on_commit(lambda: prescreen_asset.delay(asset.pk, url))
+    asset, _created = assets.store_image(file=file, uploaded_by=author, source_url=url)
     site = site_for(url=url) if url else None
     return Screen.objects.create(
         asset=asset,

@@ -45,6 +45,14 @@ def enqueue(*, asset):
     return item
 
 
+def take_new_asset(*, asset, source_url=""):
+    """Every new image, however it arrived, is queued and pre-screened."""
+    from .tasks import prescreen_asset
+
+    enqueue(asset=asset)
+    transaction.on_commit(lambda: prescreen_asset.delay(asset.pk, source_url))
+
+
 @transaction.atomic
 def record_prescreen(*, asset_id, result):
     """Stores the pre-screen's findings and puts the item in the queue its risk says."""

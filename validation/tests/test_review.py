@@ -171,3 +171,10 @@ def test_the_prescreen_job_reads_the_screen_and_queues_it_with_boxes(rater):
     assert (
         x < email_box[2] and x + width > email_box[0] + 100 and y <= email_box[1] + 5 and y + height >= email_box[3] - 5
     )
+
+
+def test_images_uploaded_through_the_assets_api_are_queued_too(rater, api_for):
+    upload = SimpleUploadedFile("i.png", png_bytes(size=(300, 200), seed=10), content_type="image/png")
+    asset_id = api_for(rater).post("/api/v1/assets/", {"file": upload}, format="multipart").json()["id"]
+    item = ReviewItem.objects.get(asset_id=asset_id)
+    assert item.decided_at is None and item.queue == "pii"
