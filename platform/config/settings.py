@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "accounts",
     "hits",
     "assets",
+    "dashboards",
     "collection",
     "validation",
 ]

@@ -18,5 +18,6 @@ urlpatterns = [
     path("assets/", include("assets.urls")),
     path("capture/", include("collection.urls")),
     path("review/", include("validation.urls")),
+    path("dashboards/", include("dashboards.urls")),
     path("", include("hits.urls")),
 ]

@@ -1,0 +1,151 @@
+"""Staff dashboards. Every table can be downloaded as CSV (``?format=csv``)."""
+
+import csv
+import json
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.core.serializers.json import DjangoJSONEncoder
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from accounts.models import Role, User
+
+from . import selectors
+
+
+def _staff(request, role=Role.ADMIN):
+    if not request.user.has_role(role):
+        raise PermissionDenied("Dashboards are for admins; reviewers see the queues.")
+
+
+def _csv(name, rows, columns):
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+    writer = csv.writer(response)
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([row.get(column, "") for column in columns])
+    return response
+
+
+def _chart(data):
+    return json.dumps(data, cls=DjangoJSONEncoder)
+
+
+BATCH_COLUMNS = ["id", "name", "kind", "state", "tasks", "wanted", "assigned", "submitted", "approved", "rejected",
+                 "returned", "expired", "percent_done", "last_24h", "hours_to_finish"]  # fmt: skip
+
+
+@login_required
+def overview(request):
+    _staff(request)
+    return render(
+        request, "dashboards/overview.html", {"queues": selectors.queues(), "batches": selectors.batch_progress()[:10]}
+    )
+
+
+@login_required
+def batches(request):
+    _staff(request)
+    rows = selectors.batch_progress()
+    if request.GET.get("format") == "csv":
+        return _csv("batches", rows, BATCH_COLUMNS)
+    daily = selectors.completion_by_day()
+    chart = {"labels": [row["day"].date() for row in daily], "values": [row["submitted"] for row in daily]}
+    return render(request, "dashboards/batches.html", {"rows": rows, "chart": _chart(chart)})
+
+
+@login_required
+def queues(request):
+    _staff(request, Role.REVIEWER)
+    rows = selectors.queues()
+    if request.GET.get("format") == "csv":
+        return _csv("queues", rows, ["queue", "depth", "oldest", "age_hours"])
+    return render(request, "dashboards/queues.html", {"rows": rows})
+
+
+@login_required
+def throughput(request):
+    _staff(request)
+    hourly, daily = selectors.throughput()
+    if request.GET.get("format") == "csv":
+        rows = [{"granularity": "hour", **row} for row in hourly] + [{"granularity": "day", **row} for row in daily]
+        return _csv("throughput", rows, ["granularity", "period", "kind", "submitted"])
+    return render(request, "dashboards/throughput.html", {"hourly": _series(hourly), "daily": _series(daily)})
+
+
+def _series(rows):
+    """Chart.js data: one line per kind over the periods."""
+    periods = sorted({row["period"] for row in rows})
+    kinds = sorted({row["kind"] for row in rows})
+    counts = {(row["period"], row["kind"]): row["submitted"] for row in rows}
+    return _chart(
+        {
+            "labels": [period.isoformat() for period in periods],
+            "datasets": [{"label": kind, "data": [counts.get((p, kind), 0) for p in periods]} for kind in kinds],
+        }
+    )
+
+
+WORKER_COLUMNS = ["id", "username", "role", "done", "approval_rate", "median_seconds", "earned", "active_hours",
+                  "hourly_pay", "last_submitted", "profile__blocked"]  # fmt: skip
+
+
+@login_required
+def workers(request):
+    _staff(request)
+    sort, query, flag = request.GET.get("sort", "done"), request.GET.get("q", ""), request.GET.get("flag", "")
+    rows = selectors.workers(sort=sort, query=query, flag=flag)
+    if request.GET.get("format") == "csv":
+        return _csv("workers", rows.iterator(), WORKER_COLUMNS)
+    page = Paginator(rows, 50).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "dashboards/workers.html",
+        {"page": page, "sort": sort, "q": query, "flag": flag, "sorts": selectors.WORKER_SORTS},
+    )
+
+
+@login_required
+def worker(request, user_id):
+    _staff(request)
+    person = get_object_or_404(User.objects.select_related("profile"), pk=user_id)
+    submissions = selectors.worker_submissions(worker=person)
+    if request.GET.get("format") == "csv":
+        rows = submissions.values(
+            "id", "batch__name", "state", "assigned_at", "submitted_at", "active_seconds", "pay", "bonus", "feedback"
+        )
+        return _csv(
+            f"worker-{person.pk}",
+            rows.iterator(),
+            ["id", "batch__name", "state", "assigned_at", "submitted_at", "active_seconds", "pay", "bonus", "feedback"],
+        )
+    page = Paginator(submissions, 50).get_page(request.GET.get("page"))
+    return render(request, "dashboards/worker.html", {"person": person, "page": page})
+
+
+@login_required
+def dataset(request):
+    _staff(request)
+    by, per_trace, per_example = selectors.dataset()
+    table = request.GET.get("table", "family")
+    if request.GET.get("format") == "csv":
+        if table == "screens_per_trace":
+            return _csv("screens-per-trace", per_trace, ["screens", "traces"])
+        if table == "screens_per_example":
+            return _csv("screens-per-example", per_example, ["screens", "examples"])
+        rows = by.get(table, by["family"])
+        return _csv(f"qa-pairs-by-{table}", rows, [next(iter(rows[0]), table), "n"] if rows else [table, "n"])
+    charts = {
+        "trace": _chart({"labels": [r["screens"] for r in per_trace], "values": [r["traces"] for r in per_trace]}),
+        "example": _chart(
+            {"labels": [r["screens"] for r in per_example], "values": [r["examples"] for r in per_example]}
+        ),
+    }
+    return render(
+        request,
+        "dashboards/dataset.html",
+        {"by": by, "per_trace": per_trace, "per_example": per_example, "charts": charts},
+    )
