@@ -134,3 +134,12 @@ def test_compose_sets_only_variables_that_settings_read():
     read = _settings_variables()
     environment = _compose()["x-app"]["environment"]
     assert set(environment) <= read, set(environment) - read
+
+
+def test_static_files_collect_with_the_production_storage(tmp_path):
+    """What the web container runs first: every reference between static files (source
+    maps, fonts, images) must resolve, or the manifest storage refuses to build."""
+    env = {**PRODUCTION_ENV, "STATIC_ROOT": str(tmp_path / "static")}
+    result = _manage("collectstatic", "--noinput", env=env)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (tmp_path / "static" / "staticfiles.json").exists()
