@@ -120,22 +120,20 @@ def queues():
 def throughput(*, hours=48, days=30):
     """Submissions per hour (recent) and per day, by task kind."""
     now = timezone.now()
-    submitted = Assignment.objects.filter(submitted_at__isnull=False)
-    hourly = list(
-        submitted.filter(submitted_at__gte=now - timedelta(hours=hours))
-        .annotate(period=TruncHour("submitted_at"))
+    return (
+        _submissions_per(TruncHour, since=now - timedelta(hours=hours)),
+        _submissions_per(TruncDay, since=now - timedelta(days=days)),
+    )
+
+
+def _submissions_per(truncate, *, since):
+    return list(
+        Assignment.objects.filter(submitted_at__gte=since)
+        .annotate(period=truncate("submitted_at"))
         .values("period", kind=F("batch__kind"))
         .annotate(submitted=Count("id"))
         .order_by("period", "kind")
     )
-    daily = list(
-        submitted.filter(submitted_at__gte=now - timedelta(days=days))
-        .annotate(period=TruncDay("submitted_at"))
-        .values("period", kind=F("batch__kind"))
-        .annotate(submitted=Count("id"))
-        .order_by("period", "kind")
-    )
-    return hourly, daily
 
 
 # --- Workers ---------------------------------------------------------------------------------------
