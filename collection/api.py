@@ -11,8 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import Role
-from config.api import WriteThrottle, validated
-from config.errors import DomainError
+from config.api import WriteThrottle, url_id, validated
 from hits.errors import AssignmentClosed, NotYourAssignment
 from hits.models import Assignment
 
@@ -182,7 +181,10 @@ class TraceViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         if not step.is_valid():
             raise serializers.ValidationError({"step": step.errors})
         stored, created = traces.add_step(
-            trace_id=_pk(pk), author=request.user, screenshot=upload["screenshot"], step=step.validated_data
+            trace_id=url_id(pk, what="trace"),
+            author=request.user,
+            screenshot=upload["screenshot"],
+            step=step.validated_data,
         )
         return Response(
             TraceStepSerializer(stored).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
@@ -192,12 +194,7 @@ class TraceViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["post"])
     def finish(self, request, pk=None):
         data = validated(FinishSerializer, request.data)
-        trace = traces.finish_trace(trace_id=_pk(pk), author=request.user, step_count=data["step_count"])
+        trace = traces.finish_trace(
+            trace_id=url_id(pk, what="trace"), author=request.user, step_count=data["step_count"]
+        )
         return Response(TraceSerializer(self.get_queryset().get(pk=trace.pk)).data)
-
-
-def _pk(pk):
-    try:
-        return int(pk)
-    except ValueError:
-        raise DomainError(f"There is no trace {pk}.", code="not_found") from None

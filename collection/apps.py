@@ -8,7 +8,6 @@ class CollectionConfig(AppConfig):
 
     def ready(self):
         from assets.selectors import add_view_rule
-
         from validation import review
 
         from .screens import assigned_to_see, follow_replacement, reject_questions_on

@@ -1,8 +1,8 @@
 """Capturing screens: the one place a screenshot becomes a ``Screen``."""
 
-from assets import services as assets
 from django.db import transaction
 
+from assets import services as assets
 from validation import review
 
 from .catalogue import site_for

@@ -5,7 +5,7 @@ from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from config.errors import DomainError
+from config.errors import DomainError, NotFound
 from hits import services as work
 from hits.models import Batch
 
@@ -71,7 +71,7 @@ def _own_open_trace(trace_id, author, *, lock=False):
     traces = Trace.objects.select_for_update() if lock else Trace.objects
     trace = traces.filter(pk=trace_id).first()
     if trace is None:
-        raise DomainError(f"There is no trace {trace_id}.", code="not_found")
+        raise NotFound(f"There is no trace {trace_id}.")
     if trace.author_id != author.pk:
         raise NotYourTrace("This trace belongs to another rater.")
     return trace

@@ -8,8 +8,6 @@ thumbnails included; the decision stays in the audit log.
 import io
 from datetime import timedelta
 
-from assets import services as assets
-from assets.models import Asset, AssetUpload
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
@@ -17,6 +15,8 @@ from django.utils import timezone
 from PIL import Image, ImageDraw
 
 from accounts.models import Role
+from assets import services as assets
+from assets.models import Asset, AssetUpload
 from config.errors import DomainError
 
 from .models import ReviewDecision, ReviewItem

@@ -4,9 +4,9 @@ import json
 import uuid
 
 import pytest
-from assets.tests.samples import png_bytes
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from assets.tests.samples import png_bytes
 from collection.models import QAPair, TraceStep
 from hits.models import Task
 from tests.factories import capture_batch, make_category, site
@@ -248,3 +248,11 @@ def test_page_html_is_kept_in_storage_not_in_the_row(rater, api_for, media):
     assert _send(client, trace["id"], _step_json(0, html=html)).status_code == 201
     step = TraceStep.objects.get()
     assert step.html_key and (media / step.html_key).read_text() == html
+
+
+def test_unknown_trace_ids_are_not_found(rater, api_for):
+    client = api_for(rater)
+    missing = _send(client, 999999, _step_json(0))
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
+    not_a_number = client.post("/api/v1/traces/abc/finish/", {"step_count": 1}, format="json")
+    assert not_a_number.status_code == 404 and "abc" in not_a_number.json()["error"]["message"]

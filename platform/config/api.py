@@ -13,7 +13,7 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from config.errors import DomainError
+from config.errors import DomainError, NotFound
 
 
 class Pagination(PageNumberPagination):
@@ -77,6 +77,15 @@ def _count(key, period):
     except ValueError:  # the window ended between the two calls
         cache.add(key, 1, timeout=period + 1)
         return 1
+
+
+def url_id(pk, *, what):
+    """The id from a URL as a number. The routes admit any text, and an id that is not a
+    number names nothing: a 404, like an id that does not exist."""
+    try:
+        return int(pk)
+    except ValueError:
+        raise NotFound(f"There is no {what} {pk}.") from None
 
 
 def validated(serializer_class, data):

@@ -12,3 +12,8 @@ class DomainError(Exception):
         self.message = message
         if code:
             self.code = code
+
+
+class NotFound(DomainError):
+    status = 404
+    code = "not_found"

@@ -8,10 +8,9 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from accounts.models import Role
-from config.api import WriteThrottle, validated
+from config.api import WriteThrottle, url_id, validated
 
 from . import selectors, services
-from .errors import AssignmentNotFound
 from .models import Assignment, Batch
 from .serializers import (
     AssignmentSerializer,
@@ -33,15 +32,6 @@ class IsAdminRole(permissions.BasePermission):
 
     def has_permission(self, request, view):
         return request.user.is_authenticated and request.user.has_role(Role.ADMIN)
-
-
-def _id(pk):
-    # Acting on an id that is not yours is refused by the service (403), and an id that
-    # does not exist gets a 404; the URL pattern admits any text.
-    try:
-        return int(pk)
-    except ValueError:
-        raise AssignmentNotFound(f"There is no assignment {pk}.") from None
 
 
 class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet):
@@ -132,7 +122,7 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         data = validated(SubmitSerializer, request.data)
         try:
             assignment = services.submit_assignment(
-                assignment_id=_id(pk),
+                assignment_id=url_id(pk, what="assignment"),
                 worker=request.user,
                 data=data["answer"],
                 active_seconds=data.get("active_seconds"),
@@ -147,13 +137,13 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     def draft(self, request, pk=None):
         """Saves work in progress on an open assignment; the task page does this as you type."""
         data = validated(DraftSerializer, request.data)
-        services.save_draft(assignment_id=_id(pk), worker=request.user, draft=data["draft"])
+        services.save_draft(assignment_id=url_id(pk, what="assignment"), worker=request.user, draft=data["draft"])
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(request=None, responses=AssignmentSerializer)
     @action(detail=True, methods=["post"], url_path="return")
     def return_(self, request, pk=None):
-        assignment = services.return_assignment(assignment_id=_id(pk), worker=request.user)
+        assignment = services.return_assignment(assignment_id=url_id(pk, what="assignment"), worker=request.user)
         return Response(AssignmentSerializer(assignment).data)
 
     @extend_schema(request=FeedbackSerializer, responses=AssignmentSerializer)
@@ -161,7 +151,7 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     def approve(self, request, pk=None):
         data = validated(FeedbackSerializer, request.data)
         assignment = services.approve_assignment(
-            assignment_id=_id(pk), actor=request.user, feedback=data.get("feedback", "")
+            assignment_id=url_id(pk, what="assignment"), actor=request.user, feedback=data.get("feedback", "")
         )
         return Response(AssignmentSerializer(assignment).data)
 
@@ -169,7 +159,9 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     @action(detail=True, methods=["post"])
     def reject(self, request, pk=None):
         data = validated(RejectSerializer, request.data)
-        assignment = services.reject_assignment(assignment_id=_id(pk), actor=request.user, feedback=data["feedback"])
+        assignment = services.reject_assignment(
+            assignment_id=url_id(pk, what="assignment"), actor=request.user, feedback=data["feedback"]
+        )
         return Response(AssignmentSerializer(assignment).data)
 
     @extend_schema(request=BonusSerializer, responses=AssignmentSerializer)
@@ -177,7 +169,10 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     def bonus(self, request, pk=None):
         data = validated(BonusSerializer, request.data)
         assignment = services.grant_bonus(
-            assignment_id=_id(pk), actor=request.user, amount=data["amount"], reason=data["reason"]
+            assignment_id=url_id(pk, what="assignment"),
+            actor=request.user,
+            amount=data["amount"],
+            reason=data["reason"],
         )
         return Response(AssignmentSerializer(assignment).data)
 

@@ -1,4 +1,4 @@
-from config.errors import DomainError
+from config.errors import DomainError, NotFound
 
 
 class NotEligible(DomainError):
@@ -38,11 +38,9 @@ class InvalidDecision(DomainError):
     code = "invalid"
 
 
-class AssignmentNotFound(DomainError):
-    status = 404
-    code = "not_found"
+class AssignmentNotFound(NotFound):
+    pass
 
 
-class BatchNotFound(DomainError):
-    status = 404
-    code = "not_found"
+class BatchNotFound(NotFound):
+    pass

@@ -3,9 +3,9 @@
 import base64
 
 import pytest
-from assets.tests.samples import png_bytes
 from playwright.sync_api import expect
 
+from assets.tests.samples import png_bytes
 from collection.models import QAPair
 from hits.models import Assignment
 from tests.e2e.conftest import log_in
@@ -49,6 +49,14 @@ def _fill_screen(page, index, url, title, note=None):
         item.get_by_label("What this screen adds").fill(note)
 
 
+def _tick_and_submit(page, reasoning):
+    page.get_by_label(reasoning).check()
+    page.get_by_label("I did not sign in").check()
+    page.get_by_label("The screens show no one’s personal data.").check()
+    page.get_by_role("button", name="Submit", exact=True).click()
+    expect(page.get_by_role("status").first).to_contain_text("Submitted")
+
+
 def _start(page, live_server, rater, batch_name):
     log_in(page, live_server.url, rater.username, PASSWORD)
     page.locator("tr", has_text=batch_name).get_by_role("button", name="Start").click()
@@ -84,11 +92,7 @@ def test_single_screen_task_with_a_refused_file_and_a_reload(page, live_server, 
     expect(errors).to_contain_text("did not sign in")
     expect(page.get_by_test_id("screen-item")).to_have_count(1)  # nothing lost
 
-    page.get_by_label("Arithmetic").check()
-    page.get_by_label("I did not sign in").check()
-    page.get_by_label("The screens show no one’s personal data.").check()
-    page.get_by_role("button", name="Submit", exact=True).click()
-    expect(page.get_by_role("status").first).to_contain_text("Submitted")
+    _tick_and_submit(page, "Arithmetic")
 
     pair = QAPair.objects.get()
     assert (pair.split_kind, pair.answer, pair.answer_type, pair.reasoning_types) == (
@@ -133,11 +137,7 @@ def test_multi_screen_task_added_by_picker_drop_and_paste_reordered_and_reloaded
     expect(items.nth(1).get_by_label("What this screen adds")).to_have_value("the kettle's price at shop-c")
     expect(page.get_by_label("Comparison")).to_be_checked()
 
-    page.get_by_label("Arithmetic").check()
-    page.get_by_label("I did not sign in").check()
-    page.get_by_label("The screens show no one’s personal data.").check()
-    page.get_by_role("button", name="Submit", exact=True).click()
-    expect(page.get_by_role("status").first).to_contain_text("Submitted")
+    _tick_and_submit(page, "Arithmetic")
 
     pair = QAPair.objects.get()
     assert pair.split_kind == "multi_screen" and pair.reasoning_types == ["arithmetic", "comparison"]

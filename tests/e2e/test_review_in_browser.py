@@ -1,11 +1,11 @@
 """A reviewer clears the personal-data queue with the keyboard, in a real browser."""
 
 import pytest
-from assets.models import Asset
-from assets.tests.samples import png_bytes
 from django.core.files.uploadedfile import SimpleUploadedFile
 from playwright.sync_api import expect
 
+from assets.models import Asset
+from assets.tests.samples import png_bytes
 from collection.screens import capture_screen
 from tests.e2e.conftest import log_in
 from tests.factories import PASSWORD

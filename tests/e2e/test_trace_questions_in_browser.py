@@ -3,11 +3,11 @@
 import uuid
 
 import pytest
-from assets.tests.samples import png_bytes
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 from playwright.sync_api import expect
 
+from assets.tests.samples import png_bytes
 from collection import traces
 from collection.models import QAPair
 from hits import services

@@ -3,13 +3,13 @@
 import io
 
 import pytest
-from assets.models import Asset
-from assets.selectors import cleared_assets
-from assets.tests.samples import png_bytes
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 
+from assets.models import Asset
+from assets.selectors import cleared_assets
+from assets.tests.samples import png_bytes
 from collection.models import QAPair, Screen
 from collection.screens import capture_screen, remove_screen
 from tests.factories import UserFactory

@@ -1,13 +1,12 @@
 """Reviewers working one queue at the same time never get the same item."""
 
-import threading
-
 import pytest
-from assets.tests.samples import png_bytes
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import connection, connections
+from django.db import connection
 
+from assets.tests.samples import png_bytes
 from collection.screens import capture_screen
+from tests.concurrency import at_once
 from tests.factories import UserFactory
 from validation import review
 
@@ -27,23 +26,6 @@ def test_concurrent_reviewers_each_hold_a_different_item(rater):
             asset_id=screen.asset_id, result={"findings": [], "pii_risk": seed / 20, "safety_risk": 0}
         )
     reviewers = [UserFactory(role="reviewer") for _ in range(8)]
-    start = threading.Barrier(len(reviewers))
-    held, errors = {}, []
-
-    def work(reviewer):
-        try:
-            start.wait()
-            item = review.claim_next(reviewer=reviewer, queue="pii")
-            held[reviewer.pk] = item.pk
-        except Exception as error:  # reported below
-            errors.append(error)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=work, args=(reviewer,)) for reviewer in reviewers]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    held, errors = at_once(lambda reviewer: review.claim_next(reviewer=reviewer, queue="pii").pk, reviewers)
     assert errors == []
-    assert len(held) == 8 and len(set(held.values())) == 8
+    assert len(held) == 8 and len(set(held)) == 8

@@ -6,6 +6,7 @@ from django.test import Client
 from accounts.models import Role
 from assets import services
 from assets.models import Asset, AssetUpload
+from tests.api import api_error
 from tests.factories import UserFactory
 
 from . import samples
@@ -25,14 +26,6 @@ def _browser(user=None):
     if user is not None:
         client.force_login(user)
     return client
-
-
-def _error(response, status, code):
-    assert response.status_code == status, response.content
-    body = response.json()
-    assert set(body) == {"error"} and set(body["error"]) == {"code", "message", "fields"}
-    assert body["error"]["code"] == code, body
-    return body["error"]
 
 
 def _upload(client, data, name="screen.png", content_type="image/png"):
@@ -122,13 +115,13 @@ def test_declared_content_type_and_name_do_not_matter(rater, api_for):
 
 
 def test_a_bad_file_gets_the_error_body_and_stores_nothing(rater, api_for, media):
-    error = _error(_upload(api_for(rater), b"<html>not a picture</html>"), 400, "not_an_image")
+    error = api_error(_upload(api_for(rater), b"<html>not a picture</html>"), 400, "not_an_image")
     assert "PNG, JPEG or WebP" in error["message"] and error["fields"] == {}
     assert Asset.objects.count() == 0 and stored_files(media) == []
 
 
 def test_an_upload_without_a_file_names_the_missing_field(rater, api_for):
-    error = _error(api_for(rater).post("/api/v1/assets/", {}, format="multipart"), 400, "invalid")
+    error = api_error(api_for(rater).post("/api/v1/assets/", {}, format="multipart"), 400, "invalid")
     assert set(error["fields"]) == {"file"}
 
 
@@ -143,7 +136,7 @@ def test_an_oversized_body_is_refused_from_its_declared_length(rater, api_for, m
         format="multipart",
         CONTENT_LENGTH=str(50 * 1024 * 1024),
     )
-    error = _error(response, 400, "file_too_large")
+    error = api_error(response, 400, "file_too_large")
     assert "50.0 MB" in error["message"]
     assert Asset.objects.count() == 0 and stored_files(media) == []
 

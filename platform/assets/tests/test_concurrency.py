@@ -1,12 +1,11 @@
 """The same image uploaded by several people at the same moment is still one asset."""
 
-import threading
-
 import pytest
 from django.db import connection
 
 from assets import services
 from assets.models import Asset, AssetUpload
+from tests.concurrency import at_once
 from tests.factories import UserFactory
 
 from . import samples
@@ -21,23 +20,7 @@ pytestmark = [
 
 
 def _store_all_at_once(users, data):
-    start = threading.Barrier(len(users))
-    results, errors = [], []
-
-    def upload(user):
-        try:
-            start.wait()
-            results.append(services.store_image(file=samples.upload(data), uploaded_by=user))
-        except Exception as error:  # noqa: BLE001 (reported by the assertion below)
-            errors.append(error)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=upload, args=(user,)) for user in users]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    results, errors = at_once(lambda user: services.store_image(file=samples.upload(data), uploaded_by=user), users)
     assert not errors, errors
     return results
 

@@ -6,6 +6,7 @@ from django.utils import timezone
 from config.api import WriteThrottle
 from hits import registry
 from hits.models import Assignment, Batch, Task
+from tests.api import api_error
 from tests.factories import GOOD_ANSWER, open_batch
 
 pytestmark = pytest.mark.django_db
@@ -15,14 +16,6 @@ def _take(client, batch):
     response = client.post("/api/v1/assignments/", {"batch": batch.pk}, format="json")
     assert response.status_code == 201, response.json()
     return response.json()
-
-
-def _error(response, status, code):
-    assert response.status_code == status, response.content
-    body = response.json()
-    assert set(body) == {"error"} and set(body["error"]) == {"code", "message", "fields"}
-    assert body["error"]["code"] == code, body
-    return body["error"]
 
 
 def test_full_round_trip_over_the_api(rater, api_for):
@@ -48,7 +41,7 @@ def test_submitting_to_someone_elses_assignment_is_forbidden(rater, other_rater,
     response = api_for(other_rater).post(
         f"/api/v1/assignments/{assignment['id']}/submit/", {"answer": GOOD_ANSWER}, format="json"
     )
-    _error(response, 403, "not_your_assignment")
+    api_error(response, 403, "not_your_assignment")
     assert Assignment.objects.get(pk=assignment["id"]).state == "assigned"
     # Nor can they read it.
     assert api_for(other_rater).get(f"/api/v1/assignments/{assignment['id']}/").status_code == 404
@@ -59,7 +52,7 @@ def test_second_submission_is_a_conflict_and_records_nothing(rater, api_for):
     assignment = _take(client, open_batch(tasks=1))
     url = f"/api/v1/assignments/{assignment['id']}/submit/"
     assert client.post(url, {"answer": GOOD_ANSWER}, format="json").status_code == 200
-    error = _error(
+    error = api_error(
         client.post(url, {"answer": {"answer": "other", "confidence": "low"}}, format="json"), 409, "assignment_closed"
     )
     assert "already submitted" in error["message"]
@@ -72,7 +65,7 @@ def test_expired_assignment_refuses_submission_and_frees_the_task(rater, api_for
     assignment = _take(client, open_batch(tasks=1))
     Assignment.objects.filter(pk=assignment["id"]).update(expires_at=timezone.now() - timedelta(seconds=5))
     response = client.post(f"/api/v1/assignments/{assignment['id']}/submit/", {"answer": GOOD_ANSWER}, format="json")
-    assert "expired" in _error(response, 409, "assignment_closed")["message"]
+    assert "expired" in api_error(response, 409, "assignment_closed")["message"]
     stored = Assignment.objects.get(pk=assignment["id"])
     assert stored.state == "expired" and stored.answer is None
     assert Task.objects.get(pk=stored.task_id).slots_taken == 0
@@ -92,14 +85,18 @@ def test_expired_assignment_refuses_submission_and_frees_the_task(rater, api_for
 def test_malformed_submission_gets_field_errors_and_changes_nothing(rater, api_for, body, fields):
     client = api_for(rater)
     assignment = _take(client, open_batch(tasks=1))
-    error = _error(client.post(f"/api/v1/assignments/{assignment['id']}/submit/", body, format="json"), 400, "invalid")
+    error = api_error(
+        client.post(f"/api/v1/assignments/{assignment['id']}/submit/", body, format="json"), 400, "invalid"
+    )
     assert set(error["fields"]) == fields
     assert Assignment.objects.get(pk=assignment["id"]).state == "assigned"
 
 
 def test_ineligible_worker_is_told_why(rater, api_for):
     batch = open_batch(tasks=1, allowed_locales=["fr-FR"])
-    error = _error(api_for(rater).post("/api/v1/assignments/", {"batch": batch.pk}, format="json"), 403, "not_eligible")
+    error = api_error(
+        api_for(rater).post("/api/v1/assignments/", {"batch": batch.pk}, format="json"), 403, "not_eligible"
+    )
     assert "fr-FR" in error["message"] and "en-US" in error["message"]
     listed = api_for(rater).get("/api/v1/batches/available/").json()["results"][0]
     assert listed["eligible"] is False and "fr-FR" in listed["reason"]
@@ -107,31 +104,33 @@ def test_ineligible_worker_is_told_why(rater, api_for):
 
 def test_batch_of_an_unknown_kind(rater, admin_user, api_for):
     created = api_for(admin_user).post("/api/v1/batches/", {"name": "Nope", "kind": "no_such_kind"}, format="json")
-    assert "no_such_kind" in _error(created, 400, "invalid")["fields"]["kind"][0]
+    assert "no_such_kind" in api_error(created, 400, "invalid")["fields"]["kind"][0]
     batch = open_batch(tasks=1)
     Batch.objects.filter(pk=batch.pk).update(kind="retired_kind")
     response = api_for(rater).post("/api/v1/assignments/", {"batch": batch.pk}, format="json")
-    assert "retired_kind" in _error(response, 409, "unknown_kind")["message"]
+    assert "retired_kind" in api_error(response, 409, "unknown_kind")["message"]
 
 
 def test_request_for_a_missing_batch_or_assignment(rater, api_for):
     client = api_for(rater)
-    missing = _error(client.post("/api/v1/assignments/", {"batch": 999999}, format="json"), 404, "not_found")
+    missing = api_error(client.post("/api/v1/assignments/", {"batch": 999999}, format="json"), 404, "not_found")
     assert "999999" in missing["message"]
-    malformed = _error(client.post("/api/v1/assignments/", {"batch": "first"}, format="json"), 400, "invalid")
+    malformed = api_error(client.post("/api/v1/assignments/", {"batch": "first"}, format="json"), 400, "invalid")
     assert "batch" in malformed["fields"]
-    _error(client.post("/api/v1/assignments/999999/submit/", {"answer": GOOD_ANSWER}, format="json"), 404, "not_found")
-    _error(client.post("/api/v1/assignments/abc/submit/", {"answer": GOOD_ANSWER}, format="json"), 404, "not_found")
+    api_error(
+        client.post("/api/v1/assignments/999999/submit/", {"answer": GOOD_ANSWER}, format="json"), 404, "not_found"
+    )
+    api_error(client.post("/api/v1/assignments/abc/submit/", {"answer": GOOD_ANSWER}, format="json"), 404, "not_found")
 
 
 def test_no_credentials_and_revoked_tokens_are_refused(rater, api_for):
     from rest_framework.test import APIClient
 
-    _error(APIClient().get("/api/v1/me/"), 401, "not_authenticated")
+    api_error(APIClient().get("/api/v1/me/"), 401, "not_authenticated")
     client = api_for(rater)
     token = rater.api_tokens.get()
     client.delete(f"/api/v1/tokens/{token.pk}/")
-    _error(client.get("/api/v1/me/"), 401, "authentication_failed")
+    api_error(client.get("/api/v1/me/"), 401, "authentication_failed")
 
 
 def test_admin_builds_a_batch_over_the_api(admin_user, rater, api_for):
@@ -142,7 +141,7 @@ def test_admin_builds_a_batch_over_the_api(admin_user, rater, api_for):
     assert batch.status_code == 201, batch.json()
     batch_id = batch.json()["id"]
     bad = admin.post(f"/api/v1/batches/{batch_id}/tasks/", {"payloads": [{"passage": "p"}]}, format="json")
-    assert _error(bad, 400, "invalid")["fields"] == {"payloads.0.question": ["This field is required."]}
+    assert api_error(bad, 400, "invalid")["fields"] == {"payloads.0.question": ["This field is required."]}
     assert Task.objects.filter(batch_id=batch_id).count() == 0
     good = admin.post(
         f"/api/v1/batches/{batch_id}/tasks/",
@@ -151,7 +150,7 @@ def test_admin_builds_a_batch_over_the_api(admin_user, rater, api_for):
     )
     assert good.status_code == 201 and good.json() == {"created": 3}
     assert admin.post(f"/api/v1/batches/{batch_id}/open/").json()["state"] == "open"
-    _error(
+    api_error(
         api_for(rater).post("/api/v1/batches/", {"name": "x", "kind": "demo_question"}, format="json"),
         403,
         "permission_denied",
@@ -162,9 +161,11 @@ def test_reviewer_judges_and_rater_cannot(rater, reviewer, api_for):
     worker = api_for(rater)
     assignment = _take(worker, open_batch(tasks=1))
     worker.post(f"/api/v1/assignments/{assignment['id']}/submit/", {"answer": GOOD_ANSWER}, format="json")
-    _error(worker.post(f"/api/v1/assignments/{assignment['id']}/approve/", {}, format="json"), 403, "permission_denied")
+    api_error(
+        worker.post(f"/api/v1/assignments/{assignment['id']}/approve/", {}, format="json"), 403, "permission_denied"
+    )
     judge = api_for(reviewer)
-    _error(judge.post(f"/api/v1/assignments/{assignment['id']}/reject/", {}, format="json"), 400, "invalid")
+    api_error(judge.post(f"/api/v1/assignments/{assignment['id']}/reject/", {}, format="json"), 400, "invalid")
     approved = judge.post(f"/api/v1/assignments/{assignment['id']}/approve/", {"feedback": "Good"}, format="json")
     assert approved.json()["state"] == "approved"
     bonus = judge.post(
@@ -190,7 +191,7 @@ def test_writes_are_throttled(rater, api_for, monkeypatch):
     batch = open_batch(tasks=1)
     codes = [client.post("/api/v1/assignments/", {"batch": batch.pk}, format="json").status_code for _ in range(4)]
     assert codes[:3] == [201, 200, 200]
-    error = _error(client.post("/api/v1/assignments/", {"batch": batch.pk}, format="json"), 429, "throttled")
+    error = api_error(client.post("/api/v1/assignments/", {"batch": batch.pk}, format="json"), 429, "throttled")
     assert "available in" in error["message"]
     assert client.get("/api/v1/me/").status_code == 200  # reads are not throttled
 
@@ -234,9 +235,9 @@ def test_draft_is_kept_for_the_worker_only_while_the_assignment_is_open(rater, o
     url = f"/api/v1/assignments/{assignment['id']}/draft/"
     assert client.put(url, {"draft": {"answer": "sev"}}, format="json").status_code == 204
     assert client.get(f"/api/v1/assignments/{assignment['id']}/").json()["draft"] == {"answer": "sev"}
-    _error(api_for(other_rater).put(url, {"draft": {"answer": "x"}}, format="json"), 403, "not_your_assignment")
-    _error(client.put(url, {"draft": {"answer": "x" * 70000}}, format="json"), 400, "invalid")
-    _error(client.put(url, {}, format="json"), 400, "invalid")
+    api_error(api_for(other_rater).put(url, {"draft": {"answer": "x"}}, format="json"), 403, "not_your_assignment")
+    api_error(client.put(url, {"draft": {"answer": "x" * 70000}}, format="json"), 400, "invalid")
+    api_error(client.put(url, {}, format="json"), 400, "invalid")
     client.post(f"/api/v1/assignments/{assignment['id']}/submit/", {"answer": GOOD_ANSWER}, format="json")
-    _error(client.put(url, {"draft": {"answer": "late"}}, format="json"), 409, "assignment_closed")
+    api_error(client.put(url, {"draft": {"answer": "late"}}, format="json"), 409, "assignment_closed")
     assert Assignment.objects.get(pk=assignment["id"]).draft == {"answer": "sev"}

@@ -1,7 +1,6 @@
 """Hand-out under real concurrency: many HTTP clients at once against PostgreSQL."""
 
 import json
-import threading
 import urllib.error
 import urllib.request
 from collections import Counter
@@ -11,6 +10,7 @@ from django.db import connection
 
 from accounts.services import create_api_token
 from hits.models import Assignment, Task
+from tests.concurrency import at_once
 from tests.factories import GOOD_ANSWER, UserFactory, open_batch
 
 pytestmark = [
@@ -38,11 +38,9 @@ def _call(base, key, path, body):
 def test_twenty_clients_fill_ten_tasks_of_two_exactly(live_server):
     batch = open_batch(tasks=10, wanted=2)
     keys = [create_api_token(user=user, name="load")[1] for user in UserFactory.create_batch(20)]
-    start = threading.Barrier(len(keys))
     outcomes, errors = [], []
 
     def client(key):
-        start.wait()
         while True:
             status, body = _call(live_server.url, key, "/api/v1/assignments/", {"batch": batch.pk})
             if status == 409 and body["error"]["code"] == "no_task_available":
@@ -58,11 +56,8 @@ def test_twenty_clients_fill_ten_tasks_of_two_exactly(live_server):
                 errors.append((status, body))
                 return
 
-    threads = [threading.Thread(target=client, args=(key,)) for key in keys]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
+    _results, crashes = at_once(client, keys, timeout=120)
+    assert crashes == []
 
     assert errors == []
     assert len(outcomes) == 20
@@ -78,18 +73,10 @@ def test_twenty_clients_fill_ten_tasks_of_two_exactly(live_server):
 def test_one_worker_asking_many_times_at_once_gets_one_assignment(live_server):
     batch = open_batch(tasks=10, wanted=1)
     key = create_api_token(user=UserFactory(), name="eager")[1]
-    start = threading.Barrier(8)
-    answers = []
-
-    def ask():
-        start.wait()
-        answers.append(_call(live_server.url, key, "/api/v1/assignments/", {"batch": batch.pk}))
-
-    threads = [threading.Thread(target=ask) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    answers, errors = at_once(
+        lambda _: _call(live_server.url, key, "/api/v1/assignments/", {"batch": batch.pk}), range(8)
+    )
+    assert errors == []
     assert len(answers) == 8 and {status for status, _ in answers} <= {200, 201}
     assert len({body["id"] for _, body in answers}) == 1
     assert Assignment.objects.filter(batch=batch).count() == 1
