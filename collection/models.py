@@ -215,6 +215,8 @@ class QAPair(models.Model):
         SINGLE_SCREEN = "single_screen", "Single screen"
         MULTI_SCREEN = "multi_screen", "Multi screen"
         TRACE = "trace", "Trace"
+        IMAGE = "image", "Images"
+        TEXT = "text", "Text snippets"
 
     class State(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -230,10 +232,17 @@ class QAPair(models.Model):
     keyword_answer = models.CharField(max_length=200, blank=True)
     reasoning_types = models.JSONField(default=list, blank=True)
     question_category = models.CharField(max_length=16, blank=True)
+    question_category_manual = models.BooleanField(
+        default=False, help_text="Set by staff: the categorisation job leaves it alone."
+    )
     category = models.ForeignKey(Category, on_delete=models.SET_NULL, null=True, blank=True, related_name="qa_pairs")
     trace = models.ForeignKey(
         Trace, on_delete=models.PROTECT, null=True, blank=True, related_name="qa_pairs",
         help_text="For trace questions: the whole trace, of which the evidence is the relevant part.",
+    )  # fmt: skip
+    image_group = models.ForeignKey(
+        "ImageGroup", on_delete=models.PROTECT, null=True, blank=True, related_name="qa_pairs",
+        help_text="For image questions: the six-image group the question was written on.",
     )  # fmt: skip
     state = models.CharField(max_length=20, choices=State.choices, default=State.PENDING_VALIDATION, db_index=True)
     state_reason = models.TextField(blank=True, help_text="Why the pair was rejected, for its author.")
@@ -259,7 +268,11 @@ class QAPair(models.Model):
 
 
 class Evidence(models.Model):
-    """One piece of evidence of a QA pair, in order, with what it contributes."""
+    """One piece of evidence of a QA pair, in order, with what it contributes.
+
+    Exactly one source: a screen (screen and trace questions), a pool image or snippet
+    (WebQA questions), or a fact the worker researched, with the page it came from.
+    """
 
     qa_pair = models.ForeignKey(QAPair, on_delete=models.CASCADE, related_name="evidence")
     position = models.PositiveSmallIntegerField()
@@ -268,6 +281,10 @@ class Evidence(models.Model):
         "TraceStep", on_delete=models.PROTECT, null=True, blank=True, related_name="evidence",
         help_text="For trace questions: the step whose screen this is.",
     )  # fmt: skip
+    image = models.ForeignKey("ImageSource", on_delete=models.PROTECT, null=True, blank=True, related_name="evidence")
+    snippet = models.ForeignKey("Snippet", on_delete=models.PROTECT, null=True, blank=True, related_name="evidence")
+    fact = models.TextField(blank=True, help_text="A fact the worker found themselves, when there is no pool source.")
+    url = models.URLField(max_length=2000, blank=True, help_text="Where the researched fact comes from.")
     note = models.TextField(blank=True, help_text="What this piece contributes to the answer.")
 
     def __str__(self):
@@ -278,5 +295,133 @@ class Evidence(models.Model):
         ordering = ["qa_pair", "position"]
         constraints = [
             models.UniqueConstraint(fields=["qa_pair", "position"], name="evidence_position_unique"),
-            models.CheckConstraint(condition=Q(screen__isnull=False), name="evidence_names_its_source"),
+            models.CheckConstraint(
+                condition=(
+                    Q(screen__isnull=False, image__isnull=True, snippet__isnull=True, fact="")
+                    | Q(screen__isnull=True, image__isnull=False, snippet__isnull=True, fact="")
+                    | Q(screen__isnull=True, image__isnull=True, snippet__isnull=False, fact="")
+                    | (Q(screen__isnull=True, image__isnull=True, snippet__isnull=True) & ~Q(fact="") & ~Q(url=""))
+                ),
+                name="evidence_names_one_source",
+            ),
         ]
+
+
+class ImageSource(models.Model):
+    """A pool image (e.g. from Wikipedia) with its title, description and origin.
+
+    One per asset: importing the same picture again finds this record.
+    """
+
+    asset = models.OneToOneField("assets.Asset", on_delete=models.PROTECT, related_name="image_source")
+    title = models.CharField(max_length=500)
+    description = models.TextField(blank=True)
+    source_url = models.URLField(max_length=2000, blank=True)
+    topic = models.CharField(max_length=200, blank=True, db_index=True, help_text="The search term it was found by.")
+    licence = models.CharField(max_length=200, blank=True)
+    imported_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.title
+
+    class Meta:
+        ordering = ["id"]
+
+
+class Snippet(models.Model):
+    """A pool text snippet: a few sentences from a web page, with its title and address."""
+
+    digest = models.CharField(max_length=64, unique=True, help_text="SHA-256 of title and text, to import once.")
+    title = models.CharField(max_length=500)
+    text = models.TextField()
+    url = models.URLField(max_length=2000, blank=True)
+    topic = models.CharField(max_length=200, blank=True, db_index=True)
+    imported_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.title
+
+    class Meta:
+        ordering = ["id"]
+
+
+class PoolImport(models.Model):
+    """A job importing images or snippets into the pools; polled for progress."""
+
+    class Kind(models.TextChoices):
+        IMAGES = "images", "Images"
+        SNIPPETS = "snippets", "Snippets"
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    source = models.CharField(max_length=1000, help_text="The manifest, folder or S3 prefix imported.")
+    state = models.CharField(max_length=8, choices=State.choices, default=State.QUEUED)
+    total = models.PositiveIntegerField(null=True, blank=True, help_text="Rows in the manifest, once counted.")
+    processed = models.PositiveIntegerField(default=0)
+    created_count = models.PositiveIntegerField(default=0)
+    existing_count = models.PositiveIntegerField(default=0)
+    error_count = models.PositiveIntegerField(default=0)
+    errors = models.JSONField(default=list, blank=True, help_text='[{"line": 3, "message": "…"}, …]')
+    message = models.TextField(blank=True, help_text="Why the whole import failed, if it did.")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self):
+        return f"{self.get_kind_display()} import {self.pk}"
+
+    class Meta:
+        ordering = ["-created_at"]
+
+
+class ImageTriple(models.Model):
+    """Three related images a worker picked in an image filter task, and what they share."""
+
+    assignment = models.OneToOneField(
+        "hits.Assignment", on_delete=models.CASCADE, null=True, blank=True, related_name="image_triple"
+    )
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="image_triples")
+    topic = models.CharField(max_length=200, blank=True)
+    label = models.CharField(max_length=200)
+    images = models.ManyToManyField(ImageSource, related_name="triples")
+    group = models.ForeignKey("ImageGroup", on_delete=models.SET_NULL, null=True, blank=True, related_name="triples")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.label
+
+    class Meta:
+        ordering = ["id"]
+
+
+class ImageGroup(models.Model):
+    """Six images (two triples with similar labels) that a six-image QA task is written on."""
+
+    label = models.CharField(max_length=420)
+    similarity = models.FloatField(help_text="Similarity of the two triples' labels, 0–1.")
+    task = models.OneToOneField(
+        "hits.Task", on_delete=models.SET_NULL, null=True, blank=True, related_name="image_group"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def images(self):
+        return ImageSource.objects.filter(triples__group=self).order_by("triples__id", "id")
+
+    def __str__(self):
+        return self.label
+
+    class Meta:
+        ordering = ["id"]

@@ -11,6 +11,7 @@ from hits.kinds.base import TaskKind
 from ..answers import answer_type
 from ..catalogue import site_for
 from ..models import Category, Evidence, QAPair, ReasoningType, Screen, host_of
+from ..pairs import pairs_written
 
 
 class CaptureTaskInput(serializers.Serializer):
@@ -180,6 +181,7 @@ class ScreenQAKind(TaskKind):
             screen.assignment = assignment
             screen.save(update_fields=["url", "title", "site", "category", "assignment"])
             Evidence.objects.create(qa_pair=qa_pair, position=position, screen=screen, note=entry["note"])
+        pairs_written([qa_pair])
         return {
             **answer,
             "screens": [

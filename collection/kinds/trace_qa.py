@@ -5,6 +5,7 @@ from hits.kinds.base import TaskKind
 
 from ..answers import answer_type
 from ..models import Evidence, QAPair, ReasoningType, Trace
+from ..pairs import pairs_written
 
 MAX_PAIRS = 5
 
@@ -99,6 +100,7 @@ class TraceQA(TaskKind):
         trace = Trace.objects.get(pk=assignment.task.payload["trace"])
         steps = {step.pk: step for step in trace.steps.select_related("screen")}
         created = []
+        written = []
         for pair in answer["pairs"]:
             qa_pair = QAPair.objects.create(
                 family=QAPair.Family.WEBQUEST,
@@ -116,6 +118,8 @@ class TraceQA(TaskKind):
                 step = steps[step_id]
                 Evidence.objects.create(qa_pair=qa_pair, position=position, screen=step.screen, step=step)
             created.append(qa_pair.pk)
+            written.append(qa_pair)
+        pairs_written(written)
         return {
             "pairs": [
                 {**pair, "reasoning_types": sorted(pair["reasoning_types"]), "qa_pair": pk}

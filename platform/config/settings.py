@@ -61,6 +61,8 @@ INSTALLED_APPS = [
     "dashboards",
     "collection",
     "validation",
+    "mining",
+    "releases",
 ]
 
 MIDDLEWARE = [
@@ -221,6 +223,11 @@ SPECTACULAR_SETTINGS = {
 # --- Work engine ------------------------------------------------------------------------
 # Minutes a worker may hold an assignment before it expires, when a batch sets none.
 ASSIGNMENT_MINUTES = int(os.environ.get("ASSIGNMENT_MINUTES", "30"))
+# A worker is disqualified from a kind of work once at least this many of their
+# submissions of it are rejected and the rejections make up at least this share of
+# their reviewed submissions of it.
+DISQUALIFY_MIN_REJECTIONS = int(os.environ.get("DISQUALIFY_MIN_REJECTIONS", "3"))
+DISQUALIFY_REJECTION_SHARE = float(os.environ.get("DISQUALIFY_REJECTION_SHARE", "0.3"))
 
 # --- Assets -------------------------------------------------------------------------------
 # Limits on one uploaded image (platform/assets): its size in bytes, and its pixels, which

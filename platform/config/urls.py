@@ -7,6 +7,9 @@ api_v1 = [
     path("", include("hits.api_urls")),
     path("", include("assets.api_urls")),
     path("", include("collection.api_urls")),
+    path("", include("validation.api_urls")),
+    path("", include("mining.api_urls")),
+    path("", include("releases.api_urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularRedocView.as_view(url_name="api-v1:schema"), name="docs"),
 ]
@@ -18,6 +21,8 @@ urlpatterns = [
     path("assets/", include("assets.urls")),
     path("capture/", include("collection.urls")),
     path("review/", include("validation.urls")),
+    path("training/", include("validation.training_urls")),
     path("dashboards/", include("dashboards.urls")),
+    path("releases/", include("releases.urls")),
     path("", include("hits.urls")),
 ]

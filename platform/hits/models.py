@@ -196,6 +196,8 @@ class WorkEvent(models.Model):
         UNBLOCKED = "unblocked"
         BATCH_OPENED = "batch_opened"
         BATCH_CLOSED = "batch_closed"
+        DISQUALIFIED = "disqualified"
+        REQUALIFIED = "requalified"
 
     action = models.CharField(max_length=16, choices=Action.choices)
     actor = models.ForeignKey(
@@ -214,3 +216,36 @@ class WorkEvent(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+
+
+class Disqualification(models.Model):
+    """A worker may no longer take one kind of work, and why (shown to them).
+
+    Made automatically when their work of that kind keeps being rejected, or by hand;
+    lifting it (``lifted_at``) restores their access and keeps the record.
+    """
+
+    worker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="disqualifications")
+    kind = models.CharField(max_length=64)
+    reason = models.TextField()
+    automatic = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    lifted_at = models.DateTimeField(null=True, blank=True)
+    lifted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    def __str__(self):
+        return f"{self.worker} from {self.kind}"
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["worker", "kind"], condition=Q(lifted_at__isnull=True), name="one_active_disqualification"
+            ),
+            models.CheckConstraint(condition=~Q(reason=""), name="disqualification_has_reason"),
+        ]

@@ -9,7 +9,7 @@ from accounts.models import QualificationGrant
 
 from . import registry
 from .kinds.base import ELIGIBLE, Eligibility
-from .models import Assignment, Batch, Task
+from .models import Assignment, Batch, Disqualification, Task
 
 
 def batches_with_rules():
@@ -19,10 +19,16 @@ def batches_with_rules():
     return Batch.objects.annotate(has_requirements=Exists(required))
 
 
-def eligibility(*, worker, batch, granted_slugs=None):
+def disqualifications_of(worker):
+    """The kinds of work ``worker`` is disqualified from, each with the reason."""
+    return dict(Disqualification.objects.filter(worker=worker, lifted_at__isnull=True).values_list("kind", "reason"))
+
+
+def eligibility(*, worker, batch, granted_slugs=None, disqualified=None):
     """Whether ``worker`` may take tasks from ``batch``; the reason says what to do if not.
 
-    ``granted_slugs`` saves a query when checking many batches for one worker.
+    ``granted_slugs`` and ``disqualified`` (``disqualifications_of``) save queries when
+    checking many batches for one worker.
     """
     profile = worker.profile
     if profile.blocked:
@@ -31,6 +37,10 @@ def eligibility(*, worker, batch, granted_slugs=None):
         kind = registry.get(batch.kind)
     except registry.UnknownKind:
         return Eligibility(False, "This batch's kind of work is not available on this server.")
+    if disqualified is None:
+        disqualified = disqualifications_of(worker)
+    if batch.kind in disqualified:
+        return Eligibility(False, f"You can no longer take {kind.title.lower()} work: {disqualified[batch.kind]}")
     kind_rule = kind.check_eligibility(worker=worker)
     if not kind_rule.eligible:
         return kind_rule
@@ -62,7 +72,7 @@ def eligibility(*, worker, batch, granted_slugs=None):
 
 def open_batches_for(*, worker):
     """Open batches with, for each, the worker's eligibility and how many tasks are left
-    for them. Three queries, however many batches are open."""
+    for them. Four queries, however many batches are open."""
     tried_by_worker = Assignment.objects.filter(task=OuterRef("pk"), worker=worker)
     left_for_worker = (
         Task.objects.filter(batch=OuterRef("pk"), slots_taken__lt=F("assignments_wanted"))
@@ -80,12 +90,13 @@ def open_batches_for(*, worker):
         .order_by("-opened_at", "-id")
     )
     granted = set(QualificationGrant.objects.filter(user=worker).values_list("qualification__slug", flat=True))
+    disqualified = disqualifications_of(worker)
     known = {kind.name: kind for kind in registry.all_kinds()}
     return [
         {
             "batch": batch,
             "kind": known.get(batch.kind),
-            "eligibility": eligibility(worker=worker, batch=batch, granted_slugs=granted),
+            "eligibility": eligibility(worker=worker, batch=batch, granted_slugs=granted, disqualified=disqualified),
             "available": batch.available,
         }
         for batch in batches

@@ -11,7 +11,7 @@ from decimal import Decimal, InvalidOperation
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F
+from django.db.models import Count, F, Q
 from django.utils import timezone
 from rest_framework import serializers
 
@@ -29,7 +29,7 @@ from .errors import (
     NotEligible,
     NotYourAssignment,
 )
-from .models import Assignment, Batch, Task, WorkEvent
+from .models import Assignment, Batch, Disqualification, Task, WorkEvent
 
 State = Assignment.State
 
@@ -353,7 +353,67 @@ def reject_assignment(*, assignment_id, actor, feedback):
     assignment = _decide(assignment_id=assignment_id, actor=actor, state=State.REJECTED, feedback=feedback)
     Task.objects.filter(pk=assignment.task_id).update(slots_taken=F("slots_taken") - 1)
     registry.get(assignment.batch.kind).on_rejected(assignment=assignment)
+    _disqualify_if_failing(worker_id=assignment.worker_id, kind=assignment.batch.kind)
     return assignment
+
+
+def _disqualify_if_failing(*, worker_id, kind):
+    """Disqualifies a worker from ``kind`` once enough of their work of that kind is
+    rejected: at least ``DISQUALIFY_MIN_REJECTIONS`` rejections making up at least
+    ``DISQUALIFY_REJECTION_SHARE`` of their decided work of that kind."""
+    counts = Assignment.objects.filter(worker_id=worker_id, batch__kind=kind).aggregate(
+        rejected=Count("id", filter=Q(state=State.REJECTED)),
+        decided=Count("id", filter=Q(state__in=[State.REJECTED, State.APPROVED])),
+    )
+    rejected, decided = counts["rejected"], counts["decided"]
+    if rejected < settings.DISQUALIFY_MIN_REJECTIONS or rejected < settings.DISQUALIFY_REJECTION_SHARE * decided:
+        return None
+    if Disqualification.objects.filter(worker_id=worker_id, kind=kind, lifted_at__isnull=True).exists():
+        return None
+    title = registry.get(kind).title.lower()
+    reason = (
+        f"{rejected} of your {decided} reviewed {title} submissions were rejected, which is over the limit. "
+        "The feedback on each is in your history; ask an admin to be reinstated."
+    )
+    return disqualify(worker_id=worker_id, kind=kind, reason=reason, automatic=True)
+
+
+@transaction.atomic
+def disqualify(*, worker_id, kind, reason, actor=None, automatic=False):
+    """Stops a worker from taking one kind of work; their open assignments of it go back."""
+    if actor is not None:
+        _check_reviewer(actor)
+    registry.get(kind)
+    if not reason or not reason.strip():
+        raise InvalidDecision("Say why the worker is disqualified: they see the reason.")
+    try:
+        with transaction.atomic():
+            record = Disqualification.objects.create(
+                worker_id=worker_id, kind=kind, reason=reason.strip(), automatic=automatic, created_by=actor
+            )
+    except IntegrityError:
+        raise InvalidDecision("The worker is already disqualified from this kind of work.") from None
+    now = timezone.now()
+    for assignment in (
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("batch")
+        .filter(worker_id=worker_id, batch__kind=kind, state=State.ASSIGNED)
+    ):
+        _end_assignment(assignment, state=State.RETURNED, now=now)
+    _event(WorkEvent.Action.DISQUALIFIED, actor=actor, worker_id=worker_id, kind=kind, reason=record.reason)
+    return record
+
+
+@transaction.atomic
+def requalify(*, worker_id, kind, actor):
+    """Lifts a worker's disqualification from ``kind``; the record is kept."""
+    _check_reviewer(actor)
+    lifted = Disqualification.objects.filter(worker_id=worker_id, kind=kind, lifted_at__isnull=True).update(
+        lifted_at=timezone.now(), lifted_by=actor
+    )
+    if lifted:
+        _event(WorkEvent.Action.REQUALIFIED, actor=actor, worker_id=worker_id, kind=kind)
+    return lifted
 
 
 @transaction.atomic
