@@ -98,13 +98,19 @@ def celery_worker(django_db_setup, django_db_blocker, tmp_path_factory):
         "DATABASE_URL": database_url,
         "DJANGO_SETTINGS_MODULE": "config.settings_test",
         "EXPIRY_SWEEP_SECONDS": "1",
+        # The worker's own files: tests that share files with it point their settings here
+        # (``celery_worker.media_root``, ``celery_worker.import_root``).
+        "MEDIA_ROOT": str(workdir / "media"),
+        "POOL_IMPORT_ROOT": str(workdir / "imports"),
     }
+    (workdir / "imports").mkdir()
     log = open(workdir / "worker.log", "w")  # noqa: SIM115 (closed at teardown)
     process = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "bootstrap:celery_app", "worker", "--beat", "--pool", "solo",
          "--loglevel", "info", "--schedule", str(workdir / "beat-schedule"), "--hostname", f"tests-{os.getpid()}@%h"],
         cwd=Path(__file__).parent, env=env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
+    process.media_root, process.import_root = workdir / "media", workdir / "imports"
     try:
         deadline = time.monotonic() + 60
         while not app.control.ping(timeout=0.5):

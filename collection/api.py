@@ -5,25 +5,30 @@ import json
 
 from django.db.models import Prefetch
 from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, parsers, serializers, status, viewsets
+from rest_framework import mixins, parsers, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import Role
 from config.api import WriteThrottle, url_id, validated
+from config.errors import NotFound
 from hits.errors import AssignmentClosed, NotYourAssignment
 from hits.models import Assignment
 
-from . import screens, traces
-from .models import Category, Evidence, QAPair, Screen, Site, Trace, TraceStep
+from . import pools, screens, traces
+from .models import Category, Evidence, ImageSource, PoolImport, QAPair, Screen, Site, Snippet, Trace, TraceStep
 from .serializers import (
     CategorySerializer,
     FinishSerializer,
+    ImageSourceSerializer,
+    PoolImportSerializer,
+    PoolImportStartSerializer,
     QAPairSerializer,
     ScreenSerializer,
     ScreenUploadSerializer,
     SiteSerializer,
+    SnippetSerializer,
     StepInSerializer,
     TraceSerializer,
     TraceStartSerializer,
@@ -198,3 +203,57 @@ class TraceViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             trace_id=url_id(pk, what="trace"), author=request.user, step_count=data["step_count"]
         )
         return Response(TraceSerializer(self.get_queryset().get(pk=trace.pk)).data)
+
+
+class IsAdmin(permissions.BasePermission):
+    message = "Only admins can manage the image and snippet pools."
+
+    def has_permission(self, request, view):
+        return request.user.is_authenticated and request.user.has_role(Role.ADMIN)
+
+
+class PoolImportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Imports into the image and snippet pools (admins). ``POST`` starts one as a job;
+    poll its ``state``, ``processed`` of ``total`` and the line-numbered ``errors``."""
+
+    serializer_class = PoolImportSerializer
+    permission_classes = [IsAdmin]
+    throttle_classes = [WriteThrottle]
+    queryset = PoolImport.objects.all()
+
+    def get_object(self):
+        job = PoolImport.objects.filter(pk=url_id(self.kwargs["pk"], what="import")).first()
+        if job is None:
+            raise NotFound(f"There is no import {self.kwargs['pk']}.")
+        return job
+
+    @extend_schema(request=PoolImportStartSerializer, responses={202: PoolImportSerializer})
+    def create(self, request):
+        data = validated(PoolImportStartSerializer, request.data)
+        job = pools.start_import(kind=data["kind"], source=data["source"], user=request.user)
+        job.refresh_from_db()
+        return Response(PoolImportSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class ImageSourceViewSet(viewsets.ReadOnlyModelViewSet):
+    """Pool images (admins); filter with ``?topic=``."""
+
+    serializer_class = ImageSourceSerializer
+    permission_classes = [IsAdmin]
+
+    def get_queryset(self):
+        images = ImageSource.objects.select_related("asset").order_by("id")
+        topic = self.request.query_params.get("topic")
+        return images.filter(topic=topic) if topic else images
+
+
+class SnippetViewSet(viewsets.ReadOnlyModelViewSet):
+    """Pool snippets (admins); filter with ``?topic=``."""
+
+    serializer_class = SnippetSerializer
+    permission_classes = [IsAdmin]
+
+    def get_queryset(self):
+        pool = Snippet.objects.order_by("id")
+        topic = self.request.query_params.get("topic")
+        return pool.filter(topic=topic) if topic else pool

@@ -131,6 +131,9 @@ def load(*, out):
         )  # fmt: skip
         out("Added two example questions on generated screenshots (by the demo rater).")
     load_traces(out=out)
+    from . import webqa_demo
+
+    webqa_demo.load(out=out)
 
 
 TRACE_BATCH = "Demo: questions on browsing traces"

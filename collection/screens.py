@@ -76,3 +76,11 @@ def assigned_to_see(*, user, asset):
         trace=Cast(KT("payload__trace"), BigIntegerField())
     )
     return TraceStep.objects.filter(screen__asset=asset, trace_id__in=traces).exists()
+
+
+def pool_image_for_workers(*, user, asset):
+    """Pool images are published pictures (e.g. from Wikipedia): every signed-in worker may
+    see them, as the image tasks show them to whoever takes the task."""
+    from .models import ImageSource
+
+    return user.is_authenticated and ImageSource.objects.filter(asset=asset).exists()

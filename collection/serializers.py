@@ -1,7 +1,7 @@
 from django.urls import reverse
 from rest_framework import serializers
 
-from .models import Category, Evidence, QAPair, Screen, Site, Trace, TraceStep
+from .models import Category, Evidence, ImageSource, PoolImport, QAPair, Screen, Site, Snippet, Trace, TraceStep
 
 
 class SiteSerializer(serializers.ModelSerializer):
@@ -57,7 +57,7 @@ class ScreenUploadSerializer(serializers.Serializer):
 class EvidenceSerializer(serializers.ModelSerializer):
     class Meta:
         model = Evidence
-        fields = ["position", "screen", "note"]
+        fields = ["position", "screen", "image", "snippet", "fact", "url", "note"]
 
 
 class QAPairSerializer(serializers.ModelSerializer):
@@ -68,7 +68,8 @@ class QAPairSerializer(serializers.ModelSerializer):
         model = QAPair
         fields = [
             "id", "family", "split_kind", "question", "answer", "answer_type", "keyword_answer", "reasoning_types",
-            "question_category", "category", "state", "state_reason", "author", "assignment", "evidence", "created_at",
+            "question_category", "category", "image_group", "state", "state_reason", "author", "assignment", "evidence",
+            "created_at",
         ]  # fmt: skip
 
 
@@ -152,3 +153,35 @@ class TraceSerializer(serializers.ModelSerializer):
 
 class FinishSerializer(serializers.Serializer):
     step_count = serializers.IntegerField(min_value=0)
+
+
+class PoolImportSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = PoolImport
+        fields = [
+            "id", "kind", "source", "state", "total", "processed", "created_count", "existing_count", "error_count",
+            "errors", "message", "created_at", "finished_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class PoolImportStartSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=PoolImport.Kind.choices)
+    source = serializers.CharField(
+        max_length=1000,
+        help_text="A manifest (or its folder) under the server's import folder, or s3://bucket/prefix.",
+    )
+
+
+class ImageSourceSerializer(serializers.ModelSerializer):
+    review_state = serializers.CharField(source="asset.review_state", read_only=True)
+
+    class Meta:
+        model = ImageSource
+        fields = ["id", "asset", "title", "description", "source_url", "topic", "licence", "review_state", "created_at"]
+
+
+class SnippetSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Snippet
+        fields = ["id", "title", "text", "url", "topic", "created_at"]

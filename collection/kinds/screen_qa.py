@@ -11,7 +11,7 @@ from hits.kinds.base import TaskKind
 from ..answers import answer_type
 from ..catalogue import site_for
 from ..models import Category, Evidence, QAPair, ReasoningType, Screen, host_of
-from ..pairs import pairs_written
+from ..pairs import pairs_written, summary_of
 
 
 class CaptureTaskInput(serializers.Serializer):
@@ -155,6 +155,9 @@ class ScreenQAKind(TaskKind):
                 "draft": assignment.draft or {},
             },
         }
+
+    def review_summary(self, *, assignment):
+        return summary_of(assignment)
 
     @transaction.atomic
     def on_submitted(self, *, assignment, answer):

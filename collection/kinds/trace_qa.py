@@ -5,7 +5,7 @@ from hits.kinds.base import TaskKind
 
 from ..answers import answer_type
 from ..models import Evidence, QAPair, ReasoningType, Trace
-from ..pairs import pairs_written
+from ..pairs import pairs_written, summary_of
 
 MAX_PAIRS = 5
 
@@ -94,6 +94,9 @@ class TraceQA(TaskKind):
             "max_pairs": MAX_PAIRS,
             "blank_pairs": [{}],
         }
+
+    def review_summary(self, *, assignment):
+        return summary_of(assignment)
 
     @transaction.atomic
     def on_submitted(self, *, assignment, answer):

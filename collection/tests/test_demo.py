@@ -4,7 +4,7 @@ import pytest
 from django.core.management import call_command
 
 from accounts.models import User
-from collection.models import QAPair, Screen, Site, Trace
+from collection.models import ImageGroup, ImageSource, QAPair, Screen, Site, Snippet, Trace
 from hits.models import Batch, Task
 
 pytestmark = pytest.mark.django_db
@@ -18,7 +18,10 @@ def test_demo_loader_is_idempotent_and_fills_every_part():
         ("rater", "rater"), ("validator", "validator"), ("reviewer", "reviewer"), ("admin", "admin")
     }  # fmt: skip
     batches = {batch.kind: batch for batch in Batch.objects.all()}
-    assert set(batches) == {"demo_question", "single_screen_qa", "multi_screen_qa", "trace_qa"}
+    assert set(batches) >= {
+        "demo_question", "single_screen_qa", "multi_screen_qa", "trace_qa", "image_filter", "six_image_qa",
+        "text_multihop_qa",
+    }  # fmt: skip
     assert {batch.state for batch in batches.values()} == {"open"}
     assert Task.objects.filter(batch=batches["single_screen_qa"]).count() == 9
     assert Site.objects.filter(category__slug="shopping").count() == 5
@@ -30,3 +33,7 @@ def test_demo_loader_is_idempotent_and_fills_every_part():
     task = Task.objects.get(batch=batches["trace_qa"])
     assert task.payload == {"trace": trace.pk} and task.reserved_for.username == "rater"
     assert "password for all: trailmark-demo" in out.getvalue()
+    # The WebQA-style pools and their tasks.
+    assert (ImageSource.objects.count(), Snippet.objects.count(), ImageGroup.objects.count()) == (20, 12, 2)
+    counts = {kind: batches[kind].tasks.count() for kind in ("image_filter", "six_image_qa", "text_multihop_qa")}
+    assert counts == {"image_filter": 2, "six_image_qa": 2, "text_multihop_qa": 3}

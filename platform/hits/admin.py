@@ -1,7 +1,10 @@
 from django import forms
 from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html
 
 from config.admin import run_on_each
+from config.errors import DomainError
 
 from . import registry, services
 from .models import Assignment, Batch, Task, WorkEvent
@@ -18,11 +21,16 @@ class BatchForm(forms.ModelForm):
 @admin.register(Batch)
 class BatchAdmin(admin.ModelAdmin):
     form = BatchForm
-    list_display = ["name", "kind", "state", "reward", "created_at", "opened_at"]
+    list_display = ["name", "kind", "state", "reward", "created_at", "opened_at", "spot_check_link"]
     list_filter = ["state", "kind"]
     search_fields = ["name"]
     filter_horizontal = ["required_qualifications"]
-    actions = ["open_batches", "close_batches"]
+    actions = ["open_batches", "close_batches", "fill_batches"]
+
+    @admin.display(description="Spot check")
+    def spot_check_link(self, batch):
+        url = reverse("hits:spot_check", args=[batch.pk])
+        return format_html('<a href="{}">Spot-check</a>', url)
 
     @admin.action(description="Open the selected batches")
     def open_batches(self, request, queryset):
@@ -35,6 +43,15 @@ class BatchAdmin(admin.ModelAdmin):
         run_on_each(
             self, request, queryset, lambda batch: services.close_batch(batch=batch, actor=request.user), "closed"
         )
+
+    @admin.action(description="Add tasks from the pools (image, six-image and text batches)")
+    def fill_batches(self, request, queryset):
+        for batch in queryset:
+            try:
+                outcome = registry.get(batch.kind).fill(batch=batch)
+            except DomainError as refusal:
+                outcome = refusal.message
+            self.message_user(request, f"{batch}: {outcome or 'this kind of batch is not filled from a pool.'}")
 
 
 @admin.register(Task)

@@ -9,6 +9,9 @@ KIND_CLASSES = [
     "collection.kinds.single_screen_qa.SingleScreenQA",
     "collection.kinds.multi_screen_qa.MultiScreenQA",
     "collection.kinds.trace_qa.TraceQA",
+    "collection.kinds.image_filter.ImageFilter",
+    "collection.kinds.six_image_qa.SixImageQA",
+    "collection.kinds.text_multihop_qa.TextMultihopQA",
 ]
 
 _kinds = {}

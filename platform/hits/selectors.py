@@ -139,3 +139,16 @@ def spot_check_sample(*, batch):
     return Assignment.objects.filter(batch=batch, spot_check=True, state=Assignment.State.SUBMITTED).select_related(
         "worker", "task"
     )
+
+
+def spot_check_counts(*, batch):
+    """How far a batch's spot check has gone: submissions, the sample, and decisions."""
+    state = Assignment.State
+    return Assignment.objects.filter(batch=batch).aggregate(
+        submitted=Count("id", filter=Q(state__in=[state.SUBMITTED, state.APPROVED, state.REJECTED])),
+        sampled=Count("id", filter=Q(spot_check=True, state__in=[state.SUBMITTED, state.APPROVED, state.REJECTED])),
+        waiting=Count("id", filter=Q(spot_check=True, state=state.SUBMITTED)),
+        approved=Count("id", filter=Q(spot_check=True, state=state.APPROVED)),
+        rejected=Count("id", filter=Q(spot_check=True, state=state.REJECTED)),
+        unsampled_waiting=Count("id", filter=Q(spot_check=False, state=state.SUBMITTED)),
+    )

@@ -175,6 +175,11 @@ def _claim_task(*, batch, worker_id):
     """
     lock = "FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
     task_table, assignment_table = Task._meta.db_table, Assignment._meta.db_table
+    excluded, excluded_params = "", []
+    excluded_tasks = registry.get(batch.kind).excluded_tasks(worker_id=worker_id)
+    if excluded_tasks is not None:
+        excluded_sql, excluded_params = excluded_tasks.values("id").query.sql_with_params()
+        excluded = f"AND t.id NOT IN ({excluded_sql})"
     sql = f"""
         UPDATE {task_table} SET slots_taken = slots_taken + 1
         WHERE id = (
@@ -182,6 +187,7 @@ def _claim_task(*, batch, worker_id):
             WHERE t.batch_id = %s AND t.slots_taken < t.assignments_wanted
               AND (t.reserved_for_id IS NULL OR t.reserved_for_id = %s)
               AND NOT EXISTS (SELECT 1 FROM {assignment_table} a WHERE a.task_id = t.id AND a.worker_id = %s)
+              {excluded}
             ORDER BY t.id
             LIMIT 1
             {lock}
@@ -189,7 +195,7 @@ def _claim_task(*, batch, worker_id):
         RETURNING id, payload
     """
     with connection.cursor() as cursor:
-        cursor.execute(sql, [batch.pk, worker_id, worker_id])
+        cursor.execute(sql, [batch.pk, worker_id, worker_id, *excluded_params])
         row = cursor.fetchone()
     if row is None:
         return None
@@ -414,6 +420,20 @@ def requalify(*, worker_id, kind, actor):
     if lifted:
         _event(WorkEvent.Action.REQUALIFIED, actor=actor, worker_id=worker_id, kind=kind)
     return lifted
+
+
+def approve_unsampled(*, batch, actor):
+    """Approves every submission of ``batch`` not drawn for its spot check; returns how many."""
+    _check_reviewer(actor)
+    ids = list(
+        Assignment.objects.filter(batch=batch, spot_check=False, state=State.SUBMITTED).values_list("id", flat=True)
+    )
+    for assignment_id in ids:
+        try:
+            approve_assignment(assignment_id=assignment_id, actor=actor)
+        except AssignmentClosed:
+            continue  # decided meanwhile by someone else
+    return len(ids)
 
 
 @transaction.atomic

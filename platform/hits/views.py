@@ -3,16 +3,20 @@ task page that each kind fills with its own template."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 from rest_framework import serializers
 
+from accounts.models import Role
 from config.api import field_errors
 from config.errors import DomainError
 
 from . import registry, selectors, services
-from .models import Assignment
+from .models import Assignment, Batch
+
+State = Assignment.State
 
 
 @login_required
@@ -110,3 +114,79 @@ def give_back(request, assignment_id):
         return start(request, assignment.batch_id)
     messages.info(request, "Task returned. It will go to someone else.")
     return redirect("hits:home")
+
+
+# --- Spot checks (reviewers and admins) -------------------------------------------------------
+
+
+def _reviewer(request):
+    if not request.user.has_role(Role.REVIEWER):
+        raise PermissionDenied("Spot checks are for reviewers and admins.")
+
+
+@login_required
+def spot_check(request, batch_id):
+    """A batch's sampled submissions, each shown as its kind summarises it, with approve,
+    reject and bonus; and the batch's counts, to see how far the check has gone."""
+    _reviewer(request)
+    batch = get_object_or_404(Batch, pk=batch_id)
+    kind = registry.get(batch.kind)
+    waiting = list(selectors.spot_check_sample(batch=batch).order_by("submitted_at", "id"))
+    for assignment in waiting:
+        assignment.summary = kind.review_summary(assignment=assignment)
+    decided = (
+        Assignment.objects.filter(batch=batch, spot_check=True, state__in=[State.APPROVED, State.REJECTED])
+        .select_related("worker")
+        .order_by("-decided_at")[:50]
+    )
+    counts = selectors.spot_check_counts(batch=batch)
+    return render(
+        request,
+        "hits/spot_check.html",
+        {"batch": batch, "kind": kind, "waiting": waiting, "decided": decided, "counts": counts},
+    )
+
+
+@login_required
+@require_POST
+def decide(request, assignment_id):
+    """Approve, reject or bonus one submission from the spot-check page."""
+    _reviewer(request)
+    assignment = get_object_or_404(Assignment, pk=assignment_id)
+    action = request.POST.get("action")
+    feedback = request.POST.get("feedback", "")
+    try:
+        if action == "approve":
+            services.approve_assignment(assignment_id=assignment.pk, actor=request.user, feedback=feedback)
+            messages.success(request, f"Approved assignment {assignment.pk}.")
+        elif action == "reject":
+            services.reject_assignment(assignment_id=assignment.pk, actor=request.user, feedback=feedback)
+            messages.success(request, f"Rejected assignment {assignment.pk}; the worker sees your feedback.")
+        elif action == "bonus":
+            services.grant_bonus(
+                assignment_id=assignment.pk,
+                actor=request.user,
+                amount=request.POST.get("amount", ""),
+                reason=request.POST.get("reason", ""),
+            )
+            messages.success(request, f"Bonus given on assignment {assignment.pk}.")
+        else:
+            messages.error(request, "Choose approve, reject or bonus.")
+    except DomainError as refusal:
+        messages.error(request, refusal.message)
+    return redirect("hits:spot_check", batch_id=assignment.batch_id)
+
+
+@login_required
+@require_POST
+def approve_rest(request, batch_id):
+    """Approves the batch's submissions that were not drawn for the spot check."""
+    _reviewer(request)
+    batch = get_object_or_404(Batch, pk=batch_id)
+    try:
+        count = services.approve_unsampled(batch=batch, actor=request.user)
+    except DomainError as refusal:
+        messages.error(request, refusal.message)
+    else:
+        messages.success(request, f"Approved {count} submissions outside the sample.")
+    return redirect("hits:spot_check", batch_id=batch.pk)

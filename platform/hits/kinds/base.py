@@ -39,6 +39,12 @@ class TaskKind:
             return Eligibility(False, f"This work needs the {Role(self.required_role).label.lower()} role.")
         return ELIGIBLE
 
+    def excluded_tasks(self, *, worker_id):
+        """Tasks of this kind that ``worker_id`` must never be handed, as a ``Task``
+        queryset (e.g. validations of their own QA pairs), or None. Hand-out adds it to
+        its one claiming statement, so the rule holds under any concurrency."""
+        return None
+
     def form_data(self, post):
         """The submission as the task page's form sends it (``request.POST``).
 
@@ -71,3 +77,15 @@ class TaskKind:
 
     def on_rejected(self, *, assignment):
         """React to a rejected submission (inside the rejection transaction)."""
+
+    def fill(self, *, batch):
+        """Adds tasks to ``batch`` from the kind's source material (e.g. a pool), for kinds
+        that have one; returns a sentence saying what was done, or ``None``."""
+        return None
+
+    def review_summary(self, *, assignment):
+        """What a reviewer sees of a submission in a spot check: a list of
+        ``{"question", "answer", "keyword_answer", "assets", "snippets", "extra"}`` dicts
+        (any may be missing). The default shows the answer's fields as they are."""
+        answer = assignment.answer or {}
+        return [{"extra": {key: value for key, value in answer.items()}}]

@@ -1,0 +1,161 @@
+"""The six-image QA task: three QA pairs on a group of six images, each needing one or
+two of them, at least one needing two; full-sentence answers with keyword answers."""
+
+from django.db import transaction
+from rest_framework import serializers
+
+from hits.kinds.base import TaskKind
+
+from ..models import Evidence, ImageGroup, QAPair
+from ..pairs import pairs_written, summary_of
+from .webqa import (
+    ANSWER_ERRORS,
+    KEYWORD_ERRORS,
+    QUESTION_ERRORS,
+    check_full_sentence,
+    check_keyword_answer,
+    check_standalone_question,
+    checked_ids,
+    int_list,
+)
+
+PAIRS = 3
+CHECKLIST = {
+    "not_simple_fact": "None of the questions asks for a simple fact that one look-up answers.",
+    "not_text_searchable": "None can be answered by searching the web for text alone: each needs what the images show.",
+    "not_image_bound": "No question says “this image” or points at an image by its place.",
+    "meaningful_alone": "Each question makes sense to someone who does not see the six images.",
+}
+
+
+class SixImageTaskInput(serializers.Serializer):
+    group = serializers.PrimaryKeyRelatedField(queryset=ImageGroup.objects.all())
+
+    def to_internal_value(self, data):
+        return {"group": super().to_internal_value(data)["group"].pk}
+
+
+class ImageQuestion(serializers.Serializer):
+    images = serializers.ListField(child=serializers.IntegerField(min_value=1), allow_empty=True)
+    question = serializers.CharField(max_length=1000, error_messages=QUESTION_ERRORS)
+    answer = serializers.CharField(max_length=1000, error_messages=ANSWER_ERRORS)
+    keyword_answer = serializers.CharField(max_length=100, error_messages=KEYWORD_ERRORS)
+
+    def validate_images(self, ids):
+        if not 1 <= len(ids) <= 2:
+            raise serializers.ValidationError(f"Tick the one or two images the answer needs; you ticked {len(ids)}.")
+        return checked_ids(ids, allowed=self.context["images"], what="image")
+
+    def validate_question(self, question):
+        return check_standalone_question(question)
+
+    def validate_answer(self, answer):
+        return check_full_sentence(answer)
+
+    def validate_keyword_answer(self, keyword):
+        return check_keyword_answer(keyword)
+
+
+class SixImageQASubmission(serializers.Serializer):
+    pairs = ImageQuestion(many=True)
+    not_simple_fact = serializers.BooleanField(default=False)
+    not_text_searchable = serializers.BooleanField(default=False)
+    not_image_bound = serializers.BooleanField(default=False)
+    meaningful_alone = serializers.BooleanField(default=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        assignment = self.context.get("assignment")
+        if assignment is not None:
+            group = ImageGroup.objects.get(pk=assignment.task.payload["group"])
+            self.context["images"] = {image.pk: image for image in group.images()}
+
+    def validate_pairs(self, pairs):
+        if len(pairs) != PAIRS:
+            raise serializers.ValidationError(f"Write {PAIRS} QA pairs; you wrote {len(pairs)}.")
+        if not any(len(pair["images"]) == 2 for pair in pairs):
+            raise serializers.ValidationError(
+                "At least one of the three questions must need two images together; each of yours needs one."
+            )
+        questions = [" ".join(pair["question"].lower().split()) for pair in pairs]
+        if len(set(questions)) != len(questions):
+            raise serializers.ValidationError("Two of the questions are the same; write three different ones.")
+        return pairs
+
+    def validate(self, data):
+        unticked = [text for key, text in CHECKLIST.items() if not data.get(key)]
+        if unticked:
+            raise serializers.ValidationError(
+                {
+                    "checklist": f"Tick every point of the checklist once your questions meet it; {len(unticked)} are not ticked."
+                }
+            )
+        return data
+
+
+class SixImageQA(TaskKind):
+    name = "six_image_qa"
+    title = "Write three questions on six images"
+    summary = "Six images with their descriptions: write three questions that need one or two of them to answer."
+    template_name = "collection/kinds/six_image_qa.html"
+    input_serializer = SixImageTaskInput
+    submission_serializer = SixImageQASubmission
+
+    def form_data(self, post):
+        data = {
+            "pairs": [
+                {
+                    "images": int_list(post.getlist(f"pair-{index}-images")),
+                    "question": post.get(f"pair-{index}-question", ""),
+                    "answer": post.get(f"pair-{index}-answer", ""),
+                    "keyword_answer": post.get(f"pair-{index}-keyword_answer", ""),
+                }
+                for index in range(PAIRS)
+            ]
+        }
+        data.update({key: post.get(key) == "on" for key in CHECKLIST})
+        return data
+
+    def page_context(self, *, assignment):
+        group = ImageGroup.objects.get(pk=assignment.task.payload["group"])
+        return {
+            "group": group,
+            "images": list(group.images()),
+            "checklist": CHECKLIST,
+            "blank_pairs": [{} for _ in range(PAIRS)],
+        }
+
+    def fill(self, *, batch):
+        from ..tasks import group_image_triples
+
+        group_image_triples.delay(batch.pk)
+        return "grouping the waiting image triples into six-image tasks (a background job)."
+
+    def review_summary(self, *, assignment):
+        return summary_of(assignment)
+
+    @transaction.atomic
+    def on_submitted(self, *, assignment, answer):
+        group_id = assignment.task.payload["group"]
+        written = []
+        for pair in answer["pairs"]:
+            qa_pair = QAPair.objects.create(
+                family=QAPair.Family.WEBQA,
+                split_kind=QAPair.SplitKind.IMAGE,
+                question=pair["question"],
+                answer=pair["answer"],
+                keyword_answer=pair["keyword_answer"],
+                image_group_id=group_id,
+                author_id=assignment.worker_id,
+                assignment=assignment,
+            )
+            Evidence.objects.bulk_create(
+                Evidence(qa_pair=qa_pair, position=position, image_id=image)
+                for position, image in enumerate(pair["images"])
+            )
+            written.append(qa_pair)
+        pairs_written(written)
+        return {
+            "pairs": [{**pair, "qa_pair": qa_pair.pk} for pair, qa_pair in zip(answer["pairs"], written, strict=True)],
+            **{key: True for key in CHECKLIST},
+        }

@@ -1,0 +1,157 @@
+"""The text multi-hop task: a QA pair whose answer combines facts from at least two of
+four snippets, optionally with one fact the worker looked up, cited by its address."""
+
+from django.db import transaction
+from rest_framework import serializers
+
+from hits.kinds.base import TaskKind
+
+from ..models import Evidence, QAPair, Snippet
+from ..pairs import pairs_written, summary_of
+from .webqa import (
+    ANSWER_ERRORS,
+    KEYWORD_ERRORS,
+    QUESTION_ERRORS,
+    check_full_sentence,
+    check_keyword_answer,
+    check_standalone_question,
+    checked_ids,
+    int_list,
+)
+
+SNIPPETS = 4
+MIN_CITED = 2
+
+
+class TextTaskInput(serializers.Serializer):
+    snippets = serializers.ListField(
+        child=serializers.IntegerField(min_value=1), min_length=SNIPPETS, max_length=SNIPPETS
+    )
+
+    def validate_snippets(self, ids):
+        if len(set(ids)) != len(ids):
+            raise serializers.ValidationError("A snippet is listed twice.")
+        found = set(Snippet.objects.filter(pk__in=ids).values_list("pk", flat=True))
+        missing = [pk for pk in ids if pk not in found]
+        if missing:
+            raise serializers.ValidationError(f"There is no pool snippet {missing[0]}.")
+        return ids
+
+
+class TextMultihopSubmission(serializers.Serializer):
+    snippets = serializers.ListField(child=serializers.IntegerField(min_value=1), allow_empty=True)
+    question = serializers.CharField(max_length=1000, error_messages=QUESTION_ERRORS)
+    answer = serializers.CharField(max_length=1000, error_messages=ANSWER_ERRORS)
+    keyword_answer = serializers.CharField(max_length=100, error_messages=KEYWORD_ERRORS)
+    fact = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+    fact_url = serializers.URLField(
+        max_length=2000,
+        required=False,
+        allow_blank=True,
+        default="",
+        error_messages={"invalid": "Give the full address of the page the fact comes from, starting with https://."},
+    )
+
+    def validate_snippets(self, ids):
+        if len(ids) < MIN_CITED:
+            raise serializers.ValidationError(
+                f"Tick at least {MIN_CITED} snippets: the answer must combine facts from more than one. "
+                f"You ticked {len(ids)}."
+            )
+        return checked_ids(ids, allowed=set(self.context["assignment"].task.payload["snippets"]), what="snippet")
+
+    def validate_question(self, question):
+        return check_standalone_question(question)
+
+    def validate_answer(self, answer):
+        return check_full_sentence(answer)
+
+    def validate_keyword_answer(self, keyword):
+        return check_keyword_answer(keyword)
+
+    def validate(self, data):
+        fact, url = data["fact"].strip(), data["fact_url"].strip()
+        if fact and not url:
+            raise serializers.ValidationError({"fact_url": "Give the address of the page the fact comes from."})
+        if url and not fact:
+            raise serializers.ValidationError({"fact": "Write the fact you found at that address, or clear it."})
+        data["fact"], data["fact_url"] = fact, url
+        return data
+
+
+class TextMultihopQA(TaskKind):
+    name = "text_multihop_qa"
+    title = "Write a question across text snippets"
+    summary = "Four short texts from the web: write a question whose answer needs facts from at least two of them."
+    template_name = "collection/kinds/text_multihop_qa.html"
+    input_serializer = TextTaskInput
+    submission_serializer = TextMultihopSubmission
+
+    def form_data(self, post):
+        return {
+            "snippets": int_list(post.getlist("snippets")),
+            "question": post.get("question", ""),
+            "answer": post.get("answer", ""),
+            "keyword_answer": post.get("keyword_answer", ""),
+            "fact": post.get("fact", ""),
+            "fact_url": post.get("fact_url", ""),
+        }
+
+    def page_context(self, *, assignment):
+        ids = assignment.task.payload["snippets"]
+        snippets = Snippet.objects.in_bulk(ids)
+        return {"snippets": [snippets[pk] for pk in ids if pk in snippets], "min_cited": MIN_CITED}
+
+    def fill(self, *, batch):
+        added = make_text_tasks(batch=batch)
+        return f"{added} text tasks added from the snippet pool."
+
+    def review_summary(self, *, assignment):
+        return summary_of(assignment)
+
+    @transaction.atomic
+    def on_submitted(self, *, assignment, answer):
+        qa_pair = QAPair.objects.create(
+            family=QAPair.Family.WEBQA,
+            split_kind=QAPair.SplitKind.TEXT,
+            question=answer["question"],
+            answer=answer["answer"],
+            keyword_answer=answer["keyword_answer"],
+            question_category="text",
+            author_id=assignment.worker_id,
+            assignment=assignment,
+        )
+        evidence = [
+            Evidence(qa_pair=qa_pair, position=position, snippet_id=snippet)
+            for position, snippet in enumerate(answer["snippets"])
+        ]
+        if answer["fact"]:
+            evidence.append(
+                Evidence(qa_pair=qa_pair, position=len(evidence), fact=answer["fact"], url=answer["fact_url"])
+            )
+        Evidence.objects.bulk_create(evidence)
+        pairs_written([qa_pair])
+        return {**answer, "qa_pair": qa_pair.pk}
+
+
+def make_text_tasks(*, batch, topics=None):
+    """Adds text tasks to ``batch``: each topic's snippets in sets of four, in import order,
+    skipping sets already in the batch. Returns the number of tasks added."""
+    from hits.services import add_tasks
+
+    taken = {frozenset(task.payload["snippets"]) for task in batch.tasks.all()}
+    pool = Snippet.objects.order_by("topic", "id")
+    if topics:
+        pool = pool.filter(topic__in=topics)
+    by_topic = {}
+    for topic, pk in pool.values_list("topic", "id"):
+        by_topic.setdefault(topic, []).append(pk)
+    payloads = []
+    for ids in by_topic.values():
+        for start in range(0, len(ids) - SNIPPETS + 1, SNIPPETS):
+            chunk = ids[start : start + SNIPPETS]
+            if frozenset(chunk) not in taken:
+                payloads.append({"snippets": chunk})
+    if payloads:
+        add_tasks(batch=batch, payloads=payloads)
+    return len(payloads)

@@ -1,0 +1,247 @@
+"""The image filter, six-image QA and text multi-hop kinds: their rules are held on the
+server, with clear messages and nothing saved when a submission breaks one."""
+
+import pytest
+
+from collection import pairs
+from collection.kinds.image_filter import make_filter_tasks
+from collection.kinds.text_multihop_qa import make_text_tasks
+from collection.models import Evidence, ImageTriple, QAPair
+from hits.models import Assignment, Batch
+from tests.api import api_error
+from tests.pools import image_group, pool_images, snippets, webqa_batch
+
+pytestmark = pytest.mark.django_db
+
+
+def _take(client, batch):
+    response = client.post("/api/v1/assignments/", {"batch": batch.pk}, format="json")
+    assert response.status_code == 201, response.json()
+    return response.json()["id"]
+
+
+def _submit(client, assignment_id, answer):
+    return client.post(f"/api/v1/assignments/{assignment_id}/submit/", {"answer": answer}, format="json")
+
+
+# --- Image filter -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def filter_task(rater, api_for):
+    images = pool_images(10)
+    batch = webqa_batch(kind="image_filter", payloads=[{"topic": "lighthouses", "images": [i.pk for i in images]}])
+    client = api_for(rater)
+    return client, _take(client, batch), images
+
+
+@pytest.mark.parametrize("picked", [2, 4])
+def test_filter_task_needs_exactly_three_images(filter_task, picked):
+    client, assignment_id, images = filter_task
+    response = _submit(client, assignment_id, {"images": [i.pk for i in images[:picked]], "label": "lighthouses"})
+    assert response.status_code == 400
+    error = api_error(response, 400, "invalid")
+    assert error["fields"]["answer.images"] == [f"Pick exactly 3 images; you picked {picked}."]
+    assert not ImageTriple.objects.exists()
+    assert Assignment.objects.get(pk=assignment_id).state == Assignment.State.ASSIGNED
+
+
+def test_filter_task_refuses_images_of_another_task_and_a_missing_label(filter_task):
+    client, assignment_id, images = filter_task
+    stranger = pool_images(1, topic="violins")[0]
+    response = _submit(client, assignment_id, {"images": [images[0].pk, images[1].pk, stranger.pk], "label": " "})
+    fields = api_error(response, 400, "invalid")["fields"]
+    assert fields["answer.images"] == [f"Image {stranger.pk} is not one of this task's images."]
+    assert fields["answer.label"] == ["Say in a few words what the three images have in common."]
+    response = _submit(client, assignment_id, {"images": [images[0].pk] * 3, "label": "towers"})
+    assert api_error(response, 400, "invalid")["fields"]["answer.images"] == ["The same image is chosen twice."]
+    assert not ImageTriple.objects.exists()
+
+
+def test_filter_task_keeps_the_triple_and_its_label(filter_task):
+    client, assignment_id, images = filter_task
+    picked = [images[2].pk, images[5].pk, images[7].pk]
+    response = _submit(client, assignment_id, {"images": picked, "label": "  white   towers on rocks "})
+    assert response.status_code == 200, response.json()
+    triple = ImageTriple.objects.get()
+    assert sorted(triple.images.values_list("pk", flat=True)) == sorted(picked)
+    assert (triple.label, triple.topic, triple.assignment_id) == ("white towers on rocks", "lighthouses", assignment_id)
+
+
+def test_filter_tasks_are_made_from_each_topic_in_tens_once():
+    pool_images(25, topic="lighthouses")
+    pool_images(9, topic="violins")
+    batch = Batch.objects.create(name="Filter", kind="image_filter")
+    assert make_filter_tasks(batch=batch) == 2
+    assert make_filter_tasks(batch=batch) == 0  # the same sets are not added twice
+    assert {task.payload["topic"] for task in batch.tasks.all()} == {"lighthouses"}
+    assert all(len(task.payload["images"]) == 10 for task in batch.tasks.all())
+
+
+# --- Six-image QA -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def six_image_task(rater, api_for):
+    images = pool_images(6)
+    group = image_group(images)
+    batch = webqa_batch(kind="six_image_qa", payloads=[{"group": group.pk}])
+    client = api_for(rater)
+    return client, _take(client, batch), images, group
+
+
+CHECKS = {"not_simple_fact": True, "not_text_searchable": True, "not_image_bound": True, "meaningful_alone": True}
+
+
+def _pair(images, n=0):
+    return {
+        "images": [image.pk for image in images],
+        "question": f"Is the lantern room of lighthouse {n} painted the same colour as its door?",
+        "answer": f"Yes, lighthouse {n} has a red lantern room and a red door.",
+        "keyword_answer": "yes",
+    }
+
+
+def _good(images):
+    return {"pairs": [_pair(images[0:2], 0), _pair(images[2:3], 1), _pair(images[3:4], 2)], **CHECKS}
+
+
+@pytest.mark.parametrize("count", [0, 3])
+def test_six_image_pair_needs_one_or_two_images(six_image_task, count):
+    client, assignment_id, images, _ = six_image_task
+    answer = _good(images)
+    answer["pairs"][1]["images"] = [image.pk for image in images[:count]]
+    response = _submit(client, assignment_id, answer)
+    assert response.status_code == 400
+    assert api_error(response, 400, "invalid")["fields"]["answer.pairs.1.images"] == [
+        f"Tick the one or two images the answer needs; you ticked {count}."
+    ]
+    assert not QAPair.objects.exists()
+
+
+def test_six_image_task_needs_a_pair_using_two_images(six_image_task):
+    client, assignment_id, images, _ = six_image_task
+    answer = _good(images)
+    answer["pairs"][0]["images"] = [images[0].pk]
+    response = _submit(client, assignment_id, answer)
+    assert api_error(response, 400, "invalid")["fields"]["answer.pairs"] == [
+        "At least one of the three questions must need two images together; each of yours needs one."
+    ]
+    assert not QAPair.objects.exists()
+
+
+def test_six_image_task_holds_the_guidelines(six_image_task):
+    client, assignment_id, images, _ = six_image_task
+    answer = _good(images)
+    answer["pairs"][0]["question"] = "What colour is the roof in this image?"
+    answer["pairs"][1]["answer"] = "red"
+    answer["pairs"][2]["keyword_answer"] = ""
+    answer["pairs"][2]["images"] = [images[5].pk + 1000]
+    answer["not_image_bound"] = False
+    fields = api_error(_submit(client, assignment_id, answer), 400, "invalid")["fields"]
+    assert "“this image”" in fields["answer.pairs.0.question"][0]
+    assert fields["answer.pairs.1.answer"][0].startswith("Write the answer as a full sentence")
+    assert fields["answer.pairs.2.keyword_answer"] == [
+        "Give the keyword answer: the few words that answer the question."
+    ]
+    assert fields["answer.pairs.2.images"] == [f"Image {images[5].pk + 1000} is not one of this task's images."]
+    answer = _good(images)
+    answer["not_image_bound"] = False
+    fields = api_error(_submit(client, assignment_id, answer), 400, "invalid")["fields"]
+    assert fields["answer.checklist"] == [
+        "Tick every point of the checklist once your questions meet it; 1 are not ticked."
+    ]
+    answer = _good(images)
+    answer["pairs"] = answer["pairs"][:2]
+    assert api_error(_submit(client, assignment_id, answer), 400, "invalid")["fields"]["answer.pairs"] == [
+        "Write 3 QA pairs; you wrote 2."
+    ]
+    assert not QAPair.objects.exists()
+
+
+def test_six_image_task_writes_three_webqa_pairs_with_their_images(six_image_task):
+    client, assignment_id, images, group = six_image_task
+    written = []
+    pairs.on_pairs_written(written.extend)
+    try:
+        response = _submit(client, assignment_id, _good(images))
+    finally:
+        pairs._hooks.remove(written.extend)
+    assert response.status_code == 200, response.json()
+    made = QAPair.objects.order_by("id")
+    assert [p.pk for p in written] == [p.pk for p in made]
+    assert {(p.family, p.split_kind, p.image_group_id, p.keyword_answer) for p in made} == {
+        ("webqa", "image", group.pk, "yes")
+    }
+    assert [list(p.evidence.values_list("image_id", flat=True)) for p in made] == [
+        [images[0].pk, images[1].pk],
+        [images[2].pk],
+        [images[3].pk],
+    ]
+
+
+# --- Text multi-hop -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def text_task(rater, api_for):
+    pool = snippets(4)
+    batch = webqa_batch(kind="text_multihop_qa", payloads=[{"snippets": [s.pk for s in pool]}])
+    client = api_for(rater)
+    return client, _take(client, batch), pool
+
+
+def _text_answer(cited, **extra):
+    return {
+        "snippets": [s.pk for s in cited],
+        "question": "Which of the two bridges opened first, the stone one or the iron one?",
+        "answer": "The stone bridge opened forty years before the iron one.",
+        "keyword_answer": "the stone bridge",
+        **extra,
+    }
+
+
+def test_text_pair_must_cite_two_snippets(text_task):
+    client, assignment_id, pool = text_task
+    response = _submit(client, assignment_id, _text_answer(pool[:1]))
+    assert response.status_code == 400
+    assert api_error(response, 400, "invalid")["fields"]["answer.snippets"] == [
+        "Tick at least 2 snippets: the answer must combine facts from more than one. You ticked 1."
+    ]
+    assert not QAPair.objects.exists()
+
+
+def test_a_researched_fact_needs_its_address(text_task):
+    client, assignment_id, pool = text_task
+    response = _submit(client, assignment_id, _text_answer(pool[:2], fact="The iron bridge was rebuilt in 1921."))
+    assert api_error(response, 400, "invalid")["fields"]["answer.fact_url"] == [
+        "Give the address of the page the fact comes from."
+    ]
+    response = _submit(client, assignment_id, _text_answer(pool[:2], fact="x", fact_url="not a url"))
+    assert api_error(response, 400, "invalid")["fields"]["answer.fact_url"] == [
+        "Give the full address of the page the fact comes from, starting with https://."
+    ]
+    assert not QAPair.objects.exists()
+
+
+def test_text_pair_keeps_its_snippets_and_researched_fact(text_task):
+    client, assignment_id, pool = text_task
+    answer = _text_answer(pool[1:3], fact="The iron bridge was rebuilt in 1921.", fact_url="https://example.org/iron")
+    response = _submit(client, assignment_id, answer)
+    assert response.status_code == 200, response.json()
+    pair = QAPair.objects.get()
+    assert (pair.family, pair.split_kind, pair.question_category) == ("webqa", "text", "text")
+    evidence = list(Evidence.objects.filter(qa_pair=pair).values_list("snippet_id", "fact", "url"))
+    assert evidence == [
+        (pool[1].pk, "", ""),
+        (pool[2].pk, "", ""),
+        (None, "The iron bridge was rebuilt in 1921.", "https://example.org/iron"),
+    ]
+
+
+def test_text_tasks_are_made_in_fours_per_topic():
+    snippets(9, topic="bridges")
+    snippets(3, topic="rivers")
+    batch = Batch.objects.create(name="Text", kind="text_multihop_qa")
+    assert make_text_tasks(batch=batch) == 2
+    assert make_text_tasks(batch=batch) == 0

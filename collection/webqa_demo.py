@@ -1,0 +1,211 @@
+"""Demo pools for the WebQA-style tasks, drawn here with Pillow (no network): twenty
+pictures of lighthouses and barns with descriptions, a dozen text snippets about a
+made-up coastal town, and open batches of image filter, six-image and text tasks."""
+
+import io
+import random
+
+from django.core.files.base import ContentFile
+from PIL import Image, ImageDraw
+
+from accounts.models import User
+from assets.services import store_image
+from hits.demo import open_demo_batch
+
+from .grouping import group_triples
+from .kinds.image_filter import make_filter_tasks
+from .kinds.text_multihop_qa import make_text_tasks
+from .models import ImageSource, ImageTriple, Snippet
+from .pools import snippet_digest
+
+FILTER_BATCH = "Demo: pick three related images"
+SIX_IMAGE_BATCH = "Demo: questions on six images"
+TEXT_BATCH = "Demo: questions across text snippets"
+
+COLOURS = {
+    "red": (196, 40, 40),
+    "white": (245, 245, 240),
+    "black": (30, 30, 30),
+    "green": (60, 140, 70),
+    "blue": (50, 90, 180),
+    "yellow": (230, 190, 40),
+    "grey": (140, 140, 140),
+    "brown": (120, 80, 45),
+}
+# (tower colour, stripe colour or None, lantern colour, sky)
+LIGHTHOUSES = [
+    ("white", "red", "black", "blue"),
+    ("white", None, "red", "blue"),
+    ("red", None, "white", "grey"),
+    ("white", "black", "black", "blue"),
+    ("yellow", None, "black", "blue"),
+    ("white", "green", "green", "grey"),
+    ("grey", None, "red", "grey"),
+    ("white", "red", "red", "blue"),
+    ("black", "white", "black", "blue"),
+    ("white", "blue", "black", "grey"),
+]
+# (wall colour, roof colour, doors, silo or not)
+BARNS = [
+    ("red", "grey", 1, False),
+    ("red", "black", 2, True),
+    ("white", "red", 1, False),
+    ("brown", "grey", 1, True),
+    ("red", "white", 2, False),
+    ("green", "grey", 1, False),
+    ("yellow", "brown", 2, True),
+    ("grey", "red", 1, True),
+    ("red", "red", 3, False),
+    ("blue", "white", 1, False),
+]
+
+SNIPPETS = [
+    ("bridges", "Harrowmouth harbour bridge", "The harbour bridge at Harrowmouth was finished in 1887. Its three stone arches carry the coast road over the mouth of the river Lenn."),
+    ("bridges", "The Lenn footbridge", "Upstream of the harbour, a steel footbridge crosses the Lenn. It was opened in 1962 to replace a ferry that had run since the Middle Ages."),
+    ("bridges", "Engineer Ada Pryce", "Ada Pryce, who designed the Lenn footbridge, was born in Harrowmouth in 1921 and studied engineering in Glasgow."),
+    ("bridges", "Ferry at Harrowmouth", "Before 1962 foot passengers crossed the Lenn by a rowing ferry that could carry twelve people at a time."),
+    ("lighthouse", "Harrowmouth Point light", "The lighthouse on Harrowmouth Point stands 31 metres tall. Its white tower has two red bands and its light flashes every ten seconds."),
+    ("lighthouse", "Keepers of the Point", "Keepers lived at Harrowmouth Point until 1989, when the light was automated. The keepers' cottages are now a small museum."),
+    ("lighthouse", "The Gull Rock beacon", "Three kilometres offshore, the Gull Rock beacon is an unmanned iron tower, 14 metres tall, painted black with a yellow top."),
+    ("lighthouse", "Harrowmouth museum", "The lighthouse museum opens from April to October. Entry is free for children under twelve."),
+    ("market", "Harrowmouth fish market", "The fish market on the quay has been held every Tuesday and Friday since 1903."),
+    ("market", "Quay warehouses", "The four brick warehouses on the quay were built in 1871 to store salt for the fishing fleet."),
+    ("market", "Market hall", "In 1998 the oldest warehouse became the market hall, with room for forty stalls."),
+    ("market", "Harrowmouth fleet", "At its largest, in 1910, the Harrowmouth fleet counted 120 boats; today eleven still fish from the harbour."),
+]  # fmt: skip
+
+
+def _lighthouse(tower, stripe, lantern, sky, seed):
+    rng = random.Random(seed)
+    image = Image.new("RGB", (320, 240), COLOURS[sky])
+    draw = ImageDraw.Draw(image)
+    draw.rectangle([0, 190, 320, 240], fill=COLOURS["green"] if sky == "blue" else COLOURS["grey"])
+    x = 120 + rng.randrange(-40, 40)
+    draw.polygon([(x, 190), (x + 60, 190), (x + 48, 70), (x + 12, 70)], fill=COLOURS[tower])
+    if stripe:
+        for y in (160, 120, 85):
+            draw.rectangle([x + 6, y - 12, x + 54, y], fill=COLOURS[stripe])
+    draw.rectangle([x + 14, 45, x + 46, 70], fill=COLOURS[lantern])
+    draw.polygon([(x + 10, 45), (x + 50, 45), (x + 30, 28)], fill=COLOURS["black"])
+    return image
+
+
+def _barn(wall, roof, doors, silo, seed):
+    rng = random.Random(seed)
+    image = Image.new("RGB", (320, 240), (150, 190, 230))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle([0, 180, 320, 240], fill=COLOURS["green"])
+    x = 60 + rng.randrange(-30, 30)
+    draw.rectangle([x, 110, x + 150, 190], fill=COLOURS[wall])
+    draw.polygon([(x - 10, 110), (x + 160, 110), (x + 75, 60)], fill=COLOURS[roof])
+    width = 130 // doors
+    for n in range(doors):
+        left = x + 10 + n * width
+        draw.rectangle(
+            [left + 8, 140, left + width - 8, 190], fill=COLOURS["white"] if wall != "white" else COLOURS["brown"]
+        )
+    if silo:
+        draw.rectangle([x + 170, 80, x + 200, 190], fill=COLOURS["grey"])
+        draw.ellipse([x + 170, 68, x + 200, 92], fill=COLOURS["grey"])
+    return image
+
+
+def _png(image):
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+def _pool_images(admin):
+    made = []
+    for n, (tower, stripe, lantern, sky) in enumerate(LIGHTHOUSES):
+        banded = f" with {stripe} bands" if stripe else ""
+        title = f"{tower.capitalize()} lighthouse{banded}"
+        description = (
+            f"A {tower} lighthouse tower{banded} and a {lantern} lantern room under a {'clear blue' if sky == 'blue' else 'grey'} "
+            f"sky, standing on a {'green headland' if sky == 'blue' else 'rocky shore'}."
+        )
+        made.append(("lighthouses", f"{title} ({n + 1})", description, _lighthouse(tower, stripe, lantern, sky, n)))
+    for n, (wall, roof, doors, silo) in enumerate(BARNS):
+        with_silo = " and a grey silo beside it" if silo else ""
+        title = f"{wall.capitalize()} barn with a {roof} roof"
+        description = (
+            f"A {wall} wooden barn with a {roof} roof, {doors} {'door' if doors == 1 else 'doors'} at the front"
+            f"{with_silo}, in a green field."
+        )
+        made.append(("barns", f"{title} ({n + 1})", description, _barn(wall, roof, doors, silo, n)))
+    sources = []
+    for topic, title, description, image in made:
+        asset, _ = store_image(file=ContentFile(_png(image), name="pool.png"), uploaded_by=admin)
+        source, _ = ImageSource.objects.get_or_create(
+            asset=asset,
+            defaults={
+                "title": title,
+                "description": description,
+                "topic": topic,
+                "source_url": f"https://example.org/demo/{topic}/{len(sources) + 1}",
+                "licence": "Generated for the demo",
+                "imported_by": admin,
+            },
+        )
+        sources.append(source)
+    return sources
+
+
+def load(*, out):
+    admin = User.objects.get(username="admin")
+    if not ImageSource.objects.filter(topic__in=["lighthouses", "barns"]).exists():
+        _pool_images(admin)
+        out("Added 20 generated pool images (lighthouses and barns) with descriptions.")
+    for topic, title, text in SNIPPETS:
+        Snippet.objects.get_or_create(
+            digest=snippet_digest(title, text),
+            defaults={"title": title, "text": text, "topic": topic, "url": "https://example.org/harrowmouth"},
+        )
+    batch = open_demo_batch(
+        name=FILTER_BATCH,
+        kind="image_filter",
+        description="Ten images found for one topic: pick three that differ but belong together.",
+        reward="0.10",
+        payloads=[],
+        out=out,
+    )
+    if batch is not None:
+        out(f"Added {make_filter_tasks(batch=batch)} image filter tasks.")
+    batch = open_demo_batch(
+        name=TEXT_BATCH,
+        kind="text_multihop_qa",
+        description="Four short texts about a coastal town: write a question that needs two of them.",
+        reward="0.40",
+        payloads=[],
+        out=out,
+    )
+    if batch is not None:
+        out(f"Added {make_text_tasks(batch=batch)} text tasks.")
+    batch = open_demo_batch(
+        name=SIX_IMAGE_BATCH,
+        kind="six_image_qa",
+        description="Six related images with descriptions: write three questions that need the pictures.",
+        reward="0.60",
+        payloads=[],
+        out=out,
+    )
+    if batch is not None:
+        _example_triples(admin)
+        out(f"Grouped the example image triples into {group_triples(batch_id=batch.pk)} six-image tasks.")
+
+
+def _example_triples(admin):
+    """Four triples as image filter workers might have picked them, two per topic."""
+    picks = {
+        ("lighthouses", "banded lighthouses"): [0, 3, 7],
+        ("lighthouses", "lighthouses with red bands or lanterns"): [1, 2, 6],
+        ("barns", "red barns"): [0, 1, 4],
+        ("barns", "barns with silos"): [3, 6, 7],
+    }
+    pool = {topic: list(ImageSource.objects.filter(topic=topic).order_by("id")) for topic in ("lighthouses", "barns")}
+    for (topic, label), indexes in picks.items():
+        if ImageTriple.objects.filter(label=label, author=admin).exists():
+            continue
+        triple = ImageTriple.objects.create(author=admin, topic=topic, label=label)
+        triple.images.set([pool[topic][i] for i in indexes])
