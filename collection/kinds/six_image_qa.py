@@ -58,10 +58,9 @@ class ImageQuestion(serializers.Serializer):
 
 class SixImageQASubmission(serializers.Serializer):
     pairs = ImageQuestion(many=True)
-    not_simple_fact = serializers.BooleanField(default=False)
-    not_text_searchable = serializers.BooleanField(default=False)
-    not_image_bound = serializers.BooleanField(default=False)
-    meaningful_alone = serializers.BooleanField(default=False)
+    checklist = serializers.MultipleChoiceField(
+        choices=list(CHECKLIST.items()), allow_empty=True, help_text="The guideline points the worker ticked."
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -82,15 +81,13 @@ class SixImageQASubmission(serializers.Serializer):
             raise serializers.ValidationError("Two of the questions are the same; write three different ones.")
         return pairs
 
-    def validate(self, data):
-        unticked = [text for key, text in CHECKLIST.items() if not data.get(key)]
+    def validate_checklist(self, ticked):
+        unticked = [key for key in CHECKLIST if key not in ticked]
         if unticked:
             raise serializers.ValidationError(
-                {
-                    "checklist": f"Tick every point of the checklist once your questions meet it; {len(unticked)} are not ticked."
-                }
+                f"Tick every point of the checklist once your questions meet it; {len(unticked)} not ticked yet."
             )
-        return data
+        return sorted(ticked)
 
 
 class SixImageQA(TaskKind):
@@ -113,7 +110,7 @@ class SixImageQA(TaskKind):
                 for index in range(PAIRS)
             ]
         }
-        data.update({key: post.get(key) == "on" for key in CHECKLIST})
+        data["checklist"] = post.getlist("checklist")
         return data
 
     def page_context(self, *, assignment):
@@ -157,5 +154,5 @@ class SixImageQA(TaskKind):
         pairs_written(written)
         return {
             "pairs": [{**pair, "qa_pair": qa_pair.pk} for pair, qa_pair in zip(answer["pairs"], written, strict=True)],
-            **{key: True for key in CHECKLIST},
+            "checklist": answer["checklist"],
         }
