@@ -4,7 +4,7 @@ from django.shortcuts import redirect, render
 from django.urls import path
 
 from .catalogue import import_sites
-from .models import Category, Evidence, QAPair, Screen, Site
+from .models import Category, Evidence, ImageGroup, ImageSource, ImageTriple, PoolImport, QAPair, Screen, Site, Snippet
 
 
 class SitesCsvForm(forms.Form):
@@ -58,16 +58,83 @@ class SiteAdmin(admin.ModelAdmin):
 class EvidenceInline(admin.TabularInline):
     model = Evidence
     extra = 0
-    raw_id_fields = ["screen"]
+    raw_id_fields = ["screen", "step", "image", "snippet"]
 
 
 @admin.register(QAPair)
 class QAPairAdmin(admin.ModelAdmin):
-    list_display = ["id", "question", "answer", "family", "split_kind", "state", "author", "created_at"]
-    list_filter = ["family", "split_kind", "state", "category"]
+    list_display = [
+        "id", "question", "answer", "family", "split_kind", "question_category", "state", "author", "created_at",
+    ]  # fmt: skip
+    list_filter = ["family", "split_kind", "state", "question_category", "question_category_manual", "category"]
     search_fields = ["question", "answer"]
-    raw_id_fields = ["author", "assignment"]
+    raw_id_fields = ["author", "assignment", "trace", "image_group"]
     inlines = [EvidenceInline]
+
+    def save_model(self, request, obj, form, change):
+        # A category set by staff sticks: the categorisation job leaves it alone.
+        if "question_category" in form.changed_data:
+            obj.question_category_manual = True
+        super().save_model(request, obj, form, change)
+
+
+@admin.register(ImageSource)
+class ImageSourceAdmin(admin.ModelAdmin):
+    list_display = ["id", "title", "topic", "review_state", "created_at"]
+    list_filter = ["topic", "asset__review_state"]
+    search_fields = ["title", "description", "topic"]
+    raw_id_fields = ["asset", "imported_by"]
+
+    @admin.display(description="Review")
+    def review_state(self, image):
+        return image.asset.get_review_state_display()
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("asset")
+
+
+@admin.register(Snippet)
+class SnippetAdmin(admin.ModelAdmin):
+    list_display = ["id", "title", "topic", "created_at"]
+    list_filter = ["topic"]
+    search_fields = ["title", "text"]
+    readonly_fields = ["digest"]
+    raw_id_fields = ["imported_by"]
+
+
+@admin.register(PoolImport)
+class PoolImportAdmin(admin.ModelAdmin):
+    """Pool imports and their progress. Start one from the shell (``manage.py import_pool``)
+    or the API (``POST /api/v1/pool-imports/``); the report of bad rows is kept here."""
+
+    list_display = ["id", "kind", "source", "state", "progress", "created_count", "existing_count", "error_count"]
+    list_filter = ["kind", "state"]
+    readonly_fields = [f.name for f in PoolImport._meta.fields]
+
+    @admin.display(description="Progress")
+    def progress(self, job):
+        return f"{job.processed} / {job.total if job.total is not None else '?'}"
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(ImageTriple)
+class ImageTripleAdmin(admin.ModelAdmin):
+    list_display = ["id", "label", "topic", "author", "group", "created_at"]
+    list_filter = [("group", admin.EmptyFieldListFilter)]
+    search_fields = ["label", "topic"]
+    raw_id_fields = ["assignment", "author", "group", "images"]
+
+
+@admin.register(ImageGroup)
+class ImageGroupAdmin(admin.ModelAdmin):
+    list_display = ["id", "label", "similarity", "task", "created_at"]
+    search_fields = ["label"]
+    raw_id_fields = ["task"]
 
 
 @admin.register(Screen)

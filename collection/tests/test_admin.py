@@ -32,5 +32,50 @@ def test_raters_cannot_import_sites(client, rater):
 
 def test_capture_admin_pages_render(client, admin_user):
     client.force_login(admin_user)
-    for model in ("category", "site", "screen", "qapair"):
+    for model in (
+        "category",
+        "site",
+        "screen",
+        "qapair",
+        "imagesource",
+        "snippet",
+        "poolimport",
+        "imagetriple",
+        "imagegroup",
+    ):
         assert client.get(f"/admin/collection/{model}/").status_code == 200, model
+    assert client.get("/admin/hits/disqualification/").status_code == 200
+
+
+def test_staff_correction_of_a_question_category_sticks(client, admin_user, rater):
+    from collection.models import QAPair
+
+    pair = QAPair.objects.create(
+        family="webqa", split_kind="image", question="Is the barn red?", answer="Yes, the barn is red.",
+        keyword_answer="yes", question_category="Others", author=rater,
+    )  # fmt: skip
+    client.force_login(admin_user)
+    form = client.get(f"/admin/collection/qapair/{pair.pk}/change/").context["adminform"].form
+    data = {key: value for key, value in form.initial.items() if value is not None and key != "reasoning_types"}
+    data.update({"question_category": "YesNo", "reasoning_types": "[]", "author": rater.pk})
+    data.update({"evidence-TOTAL_FORMS": 0, "evidence-INITIAL_FORMS": 0})
+    response = client.post(f"/admin/collection/qapair/{pair.pk}/change/", data)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    pair.refresh_from_db()
+    assert (pair.question_category, pair.question_category_manual) == ("YesNo", True)
+
+
+def test_admin_disqualifies_and_lifts(client, admin_user, rater):
+    from hits.models import Disqualification
+
+    client.force_login(admin_user)
+    response = client.post(
+        "/admin/hits/disqualification/add/",
+        {"worker": rater.pk, "kind": "image_filter", "reason": "Copied labels from other workers."},
+    )
+    assert response.status_code == 302
+    record = Disqualification.objects.get(worker=rater)
+    assert record.created_by == admin_user and not record.automatic
+    client.post("/admin/hits/disqualification/", {"action": "lift", "_selected_action": [record.pk]})
+    record.refresh_from_db()
+    assert record.lifted_at is not None

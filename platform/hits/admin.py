@@ -7,7 +7,7 @@ from config.admin import run_on_each
 from config.errors import DomainError
 
 from . import registry, services
-from .models import Assignment, Batch, Task, WorkEvent
+from .models import Assignment, Batch, Disqualification, Task, WorkEvent
 
 
 class BatchForm(forms.ModelForm):
@@ -144,3 +144,41 @@ class WorkEventAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+
+class DisqualificationForm(forms.ModelForm):
+    kind = forms.ChoiceField(choices=registry.choices)
+
+    class Meta:
+        model = Disqualification
+        fields = ["worker", "kind", "reason"]
+
+
+@admin.register(Disqualification)
+class DisqualificationAdmin(admin.ModelAdmin):
+    """Workers barred from a kind of work, automatically or by hand. Adding one here
+    disqualifies (their open tasks of that kind go back); "lift" restores access."""
+
+    form = DisqualificationForm
+    list_display = ["worker", "kind", "automatic", "created_at", "lifted_at", "reason"]
+    list_filter = ["kind", "automatic", ("lifted_at", admin.EmptyFieldListFilter)]
+    search_fields = ["worker__username", "reason"]
+    raw_id_fields = ["worker"]
+    actions = ["lift"]
+
+    def has_change_permission(self, request, obj=None):
+        return obj is None and super().has_change_permission(request, obj)
+
+    def save_model(self, request, obj, form, change):
+        record = services.disqualify(worker_id=obj.worker_id, kind=obj.kind, reason=obj.reason, actor=request.user)
+        obj.pk = record.pk
+
+    @admin.action(description="Lift the selected disqualifications")
+    def lift(self, request, queryset):
+        run_on_each(
+            self,
+            request,
+            queryset.filter(lifted_at__isnull=True),
+            lambda d: services.requalify(worker_id=d.worker_id, kind=d.kind, actor=request.user),
+            "lifted",
+        )
