@@ -29,3 +29,15 @@ def prescreen_asset(asset_id, url=""):
         return None
     review.record_prescreen(asset_id=asset_id, result=result)
     return {"pii_risk": result["pii_risk"], "safety_risk": result["safety_risk"], "findings": len(result["findings"])}
+
+
+@shared_task(name="validation.tasks.compute_batch_agreement")
+def compute_batch_agreement(batch_id):
+    """Recomputes a batch's agreement statistic from its judgements. Safe to repeat."""
+    from hits.models import Batch
+
+    from .agreement import compute_for_batch
+
+    if not Batch.objects.filter(pk=batch_id).exists():
+        return None
+    return compute_for_batch(batch_id=batch_id).value

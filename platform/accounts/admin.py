@@ -70,12 +70,49 @@ class QualificationAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ["name"]}
 
 
+class RevokeForm(admin.helpers.ActionForm):
+    reason = forms.CharField(required=False, label="Reason (required to revoke; the worker sees it)")
+
+
 @admin.register(QualificationGrant)
 class QualificationGrantAdmin(admin.ModelAdmin):
-    list_display = ["user", "qualification", "granted_at", "granted_by"]
+    """Granting here (Add) and revoking (the action) go through the qualification
+    service, which keeps each worker's qualification history."""
+
+    list_display = ["user", "qualification", "granted_at", "granted_by", "note"]
     list_filter = ["qualification"]
     search_fields = ["user__username"]
     autocomplete_fields = ["user"]
+    fields = ["user", "qualification", "note"]
+    action_form = RevokeForm
+    actions = ["revoke"]
+
+    def has_change_permission(self, request, obj=None):
+        return obj is None and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        from validation.qualification import grant
+
+        reason = obj.note.strip() or f"Granted by {request.user.username}."
+        saved = grant(worker=obj.user, qualification=obj.qualification, actor=request.user, reason=reason)
+        obj.pk = saved.pk
+
+    @admin.action(description="Revoke the selected qualifications (with the reason above)")
+    def revoke(self, request, queryset):
+        from validation.qualification import revoke
+
+        run_on_each(
+            self,
+            request,
+            queryset.select_related("user", "qualification"),
+            lambda g: revoke(
+                worker=g.user, qualification=g.qualification, actor=request.user, reason=request.POST.get("reason", "")
+            ),
+            "revoked",
+        )
 
 
 @admin.register(ApiToken)

@@ -229,6 +229,13 @@ ASSIGNMENT_MINUTES = int(os.environ.get("ASSIGNMENT_MINUTES", "30"))
 DISQUALIFY_MIN_REJECTIONS = int(os.environ.get("DISQUALIFY_MIN_REJECTIONS", "3"))
 DISQUALIFY_REJECTION_SHARE = float(os.environ.get("DISQUALIFY_REJECTION_SHARE", "0.3"))
 
+# --- Image and text HITs (collection) ------------------------------------------------------
+# Local pool imports (collection/pools.py) are read only from under this folder.
+POOL_IMPORT_ROOT = Path(os.environ.get("POOL_IMPORT_ROOT", VAR_DIR / "imports"))
+# The grouping job pairs two image-filter triples into a six-image group only when their
+# labels are at least this similar (cosine of their TF-IDF vectors, 0–1).
+GROUPING_MIN_SIMILARITY = float(os.environ.get("GROUPING_MIN_SIMILARITY", "0.3"))
+
 # --- Assets -------------------------------------------------------------------------------
 # Limits on one uploaded image (platform/assets): its size in bytes, and its pixels, which
 # are checked from the header before any are decoded.
@@ -238,6 +245,24 @@ ASSET_MAX_PIXELS = int(os.environ.get("ASSET_MAX_PIXELS", "50000000"))
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 # The rest of a request body (JSON, form fields; files do not count) is read into memory.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+
+# --- Validation and quality ---------------------------------------------------------------
+# Qualification tests: a score at or above QUALIFICATION_PASS_SCORE qualifies; a first
+# attempt at or above QUALIFICATION_RETRY_SCORE (but below the pass mark) earns one more.
+QUALIFICATION_PASS_SCORE = float(os.environ.get("QUALIFICATION_PASS_SCORE", "0.8"))
+QUALIFICATION_RETRY_SCORE = float(os.environ.get("QUALIFICATION_RETRY_SCORE", "0.6"))
+# Every new QA pair gets a validation task in the newest open validation batch of its
+# family; with this on, one is created and opened when there is none.
+VALIDATION_AUTO_BATCH = env_bool("VALIDATION_AUTO_BATCH", True)
+VALIDATION_REWARD = os.environ.get("VALIDATION_REWARD", "0.10")
+REFERENCES_REWARD = os.environ.get("REFERENCES_REWARD", "0.10")
+# Automatic disqualification, once a worker has enough decided work to judge by:
+# validators agreeing with the majority less often than the share, and writers with
+# fewer of their QA pairs accepted than the share.
+QUALITY_MIN_JUDGEMENTS = int(os.environ.get("QUALITY_MIN_JUDGEMENTS", "10"))
+QUALITY_MIN_AGREEMENT = float(os.environ.get("QUALITY_MIN_AGREEMENT", "0.6"))
+QUALITY_MIN_PAIRS = int(os.environ.get("QUALITY_MIN_PAIRS", "5"))
+QUALITY_MIN_ACCEPTANCE = float(os.environ.get("QUALITY_MIN_ACCEPTANCE", "0.5"))
 
 # --- Production hardening (checked by `manage.py check --deploy`) --------------------------
 if not DEBUG:

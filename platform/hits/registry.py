@@ -12,6 +12,8 @@ KIND_CLASSES = [
     "collection.kinds.image_filter.ImageFilter",
     "collection.kinds.six_image_qa.SixImageQA",
     "collection.kinds.text_multihop_qa.TextMultihopQA",
+    "validation.kinds.validation.Validation",
+    "validation.kinds.references.References",
 ]
 
 _kinds = {}

@@ -78,6 +78,7 @@ def open_batches_for(*, worker):
         Task.objects.filter(batch=OuterRef("pk"), slots_taken__lt=F("assignments_wanted"))
         .filter(Q(reserved_for__isnull=True) | Q(reserved_for=worker))
         .exclude(Exists(tried_by_worker))
+        .exclude(_never_for(worker))
         .order_by()
         .values("batch")
         .annotate(n=Count("id"))
@@ -101,6 +102,17 @@ def open_batches_for(*, worker):
         }
         for batch in batches
     ]
+
+
+def _never_for(worker):
+    """Tasks no kind would hand ``worker`` (``TaskKind.excluded_tasks``, e.g. validations
+    of their own pairs), as one condition, so that counts match what hand-out gives."""
+    condition = Q(pk__in=[])
+    for kind in registry.all_kinds():
+        excluded = kind.excluded_tasks(worker_id=worker.pk)
+        if excluded is not None:
+            condition |= Q(batch__kind=kind.name, pk__in=excluded.values("pk"))
+    return condition
 
 
 def open_assignments_for(*, worker):

@@ -1,0 +1,76 @@
+"""REST API v1 for qualification tests, worker quality and test candidates."""
+
+from django.contrib.auth import get_user_model
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import Role
+from collection.models import QAPair
+from config.api import WriteThrottle, validated
+
+from . import qualification, quality, references
+from .errors import NotAllowed
+from .serializers import (
+    AttemptInSerializer,
+    AttemptSerializer,
+    QualitySerializer,
+    ReferenceSetsInSerializer,
+    TestDetailSerializer,
+    TestStatusSerializer,
+)
+
+
+class QualificationTestViewSet(viewsets.ViewSet):
+    """Qualification tests with your standing in each; ``attempts/`` submits one attempt."""
+
+    lookup_field = "slug"
+    throttle_classes = [WriteThrottle]
+
+    @extend_schema(responses=TestStatusSerializer(many=True))
+    def list(self, request):
+        return Response(TestStatusSerializer(qualification.statuses_for(worker=request.user), many=True).data)
+
+    @extend_schema(responses=TestDetailSerializer)
+    def retrieve(self, request, slug=None):
+        test = qualification.active_test(slug)
+        return Response(TestDetailSerializer(qualification.status_of(worker=request.user, test=test)).data)
+
+    @extend_schema(request=AttemptInSerializer, responses={201: AttemptSerializer})
+    @action(detail=True, methods=["post"])
+    def attempts(self, request, slug=None):
+        test = qualification.active_test(slug)
+        data = validated(AttemptInSerializer, request.data)
+        attempt = qualification.submit_attempt(test=test, worker=request.user, answers=data["answers"])
+        return Response(AttemptSerializer(attempt).data, status=status.HTTP_201_CREATED)
+
+
+class QualityView(APIView):
+    """Your quality record; reviewers and admins may ask for a worker's (``?worker=``)."""
+
+    @extend_schema(responses=QualitySerializer, parameters=[OpenApiParameter("worker", int, required=False)])
+    def get(self, request):
+        worker = request.user
+        if request.query_params.get("worker"):
+            if not request.user.has_role(Role.REVIEWER):
+                raise NotAllowed("Only reviewers and admins see other workers' records.")
+            worker = get_object_or_404(get_user_model(), pk=request.query_params["worker"])
+        return Response(QualitySerializer(quality.standing_of(worker=worker)).data)
+
+
+class ReferenceSetsView(APIView):
+    """Admins choose accepted QA pairs as test candidates: each gets five reference answers."""
+
+    throttle_classes = [WriteThrottle]
+
+    @extend_schema(request=ReferenceSetsInSerializer, responses={201: None})
+    def post(self, request):
+        data = validated(ReferenceSetsInSerializer, request.data)
+        pairs = QAPair.objects.filter(pk__in=data["qa_pairs"])
+        created = references.choose_for_references(qa_pairs=pairs, actor=request.user)
+        return Response(
+            {"created": len(created), "qa_pairs": [s.qa_pair_id for s in created]}, status=status.HTTP_201_CREATED
+        )

@@ -1,0 +1,27 @@
+"""Demo data for checking work: the default qualification tests (a migration installs
+them; this puts them back after a flush), the validator's demo qualification, and
+validation tasks for demo QA pairs written without going through a task."""
+
+from django.apps import apps
+
+from accounts.models import Qualification, User
+
+from . import qualification
+from .default_tests import install
+from .judging import queue_pending_pairs
+
+
+def load(*, out):
+    install(apps)
+    admin = User.objects.get(username="admin")
+    validator = User.objects.get(username="validator")
+    for slug in ("screen-questions", "image-questions"):
+        qualification.grant(
+            worker=validator,
+            qualification=Qualification.objects.get(slug=slug),
+            actor=admin,
+            reason="Demo validator.",
+        )
+    queued = queue_pending_pairs()
+    if queued:
+        out(f"Queued {len(queued)} QA pairs for validation.")

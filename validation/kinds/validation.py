@@ -1,0 +1,70 @@
+from django.db import transaction
+from rest_framework import serializers
+
+from accounts.models import Role
+from collection.models import QAPair
+from hits.kinds.base import TaskKind
+from hits.models import Task
+
+from ..errors import OwnPair
+from ..evidence import evidence_of
+from ..judging import record_judgement
+
+YES_NO = {"required": "Answer yes or no.", "invalid": "Answer yes or no."}
+
+
+class ValidationInput(serializers.Serializer):
+    qa_pair = serializers.PrimaryKeyRelatedField(queryset=QAPair.objects.all())
+
+    def to_internal_value(self, data):
+        return {"qa_pair": super().to_internal_value(data)["qa_pair"].pk}
+
+
+class ValidationSubmission(serializers.Serializer):
+    answer_correct = serializers.BooleanField(error_messages=YES_NO)
+    follows_guidelines = serializers.BooleanField(error_messages=YES_NO)
+    sources_needed = serializers.BooleanField(error_messages=YES_NO)
+    corrected_answer = serializers.CharField(max_length=1000, required=False, allow_blank=True, default="")
+    comment = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+
+    def validate(self, data):
+        all_yes = all(data[key] for key in ("answer_correct", "follows_guidelines", "sources_needed"))
+        if not all_yes and not data["comment"].strip():
+            raise serializers.ValidationError({"comment": ["Say what is wrong, for the question's author."]})
+        return data
+
+
+class Validation(TaskKind):
+    """Check another worker's QA pair against its evidence: is the answer right, does the
+    question follow the guidelines, is every cited source needed."""
+
+    name = "validation"
+    title = "Check a question and its answer"
+    summary = "Look at a question, its answer and its sources, and say whether they hold up."
+    template_name = "validation/kinds/validation.html"
+    required_role = Role.VALIDATOR
+    default_assignments_wanted = 2
+    input_serializer = ValidationInput
+    submission_serializer = ValidationSubmission
+
+    def excluded_tasks(self, *, worker_id):
+        return Task.objects.filter(pair_validation__qa_pair__author_id=worker_id)
+
+    def form_data(self, post):
+        data = super().form_data(post)
+        for key in ("answer_correct", "follows_guidelines", "sources_needed"):
+            if post.get(key) in ("yes", "no"):
+                data[key] = post[key] == "yes"
+        return data
+
+    def page_context(self, *, assignment):
+        pair = QAPair.objects.select_related("category", "trace").get(pk=assignment.task.payload["qa_pair"])
+        return {"pair": pair, "evidence": evidence_of(pair), "needs_sentence": pair.family == QAPair.Family.WEBQA}
+
+    @transaction.atomic
+    def on_submitted(self, *, assignment, answer):
+        pair = QAPair.objects.only("author_id").get(pk=assignment.task.payload["qa_pair"])
+        if pair.author_id == assignment.worker_id:
+            raise OwnPair("Nobody validates their own question; return this task.")
+        judgement = record_judgement(assignment=assignment, answer=answer)
+        return {**answer, "judgement": judgement.pk}

@@ -1,0 +1,70 @@
+from rest_framework import serializers
+
+from .models import QualificationAttempt, QualificationItem
+
+
+class ItemSerializer(serializers.ModelSerializer):
+    """A test item as the worker sees it: never the author's verdict."""
+
+    class Meta:
+        model = QualificationItem
+        fields = ["id", "position", "question", "answer", "figures"]
+
+
+class TestStatusSerializer(serializers.Serializer):
+    slug = serializers.CharField(source="test.slug")
+    title = serializers.CharField(source="test.title")
+    family = serializers.CharField(source="test.family")
+    qualification = serializers.CharField(source="test.qualification.slug")
+    qualified = serializers.BooleanField()
+    may_attempt = serializers.BooleanField()
+    status = serializers.CharField(source="message")
+    rules = serializers.DictField(source="test.rules", child=serializers.CharField())
+
+
+class TestDetailSerializer(TestStatusSerializer):
+    items = ItemSerializer(source="test.items", many=True)
+
+
+class AttemptInSerializer(serializers.Serializer):
+    answers = serializers.DictField(
+        child=serializers.DictField(),
+        help_text='Per item id: {"flag": "ok" or a rule key, "explanation": "what is wrong"}.',
+    )
+
+
+class AttemptSerializer(serializers.ModelSerializer):
+    test = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+
+    class Meta:
+        model = QualificationAttempt
+        fields = ["id", "test", "number", "correct", "total", "score", "outcome", "submitted_at"]
+
+
+class ReferenceSetsInSerializer(serializers.Serializer):
+    qa_pairs = serializers.ListField(child=serializers.IntegerField(min_value=1), allow_empty=False, max_length=500)
+
+
+class QualitySerializer(serializers.Serializer):
+    worker = serializers.IntegerField(source="profile.user_id")
+    approval_rate = serializers.FloatField(source="profile.approval_rate", allow_null=True)
+    approved_count = serializers.IntegerField(source="profile.approved_count")
+    rejected_count = serializers.IntegerField(source="profile.rejected_count")
+    agreement_rate = serializers.FloatField(source="quality.agreement_rate", allow_null=True)
+    judgements_decided = serializers.IntegerField(source="quality.judgements_decided")
+    pairs_accepted = serializers.IntegerField(source="quality.pairs_accepted")
+    pairs_rejected = serializers.IntegerField(source="quality.pairs_rejected")
+    disqualifications = serializers.SerializerMethodField()
+    qualification_history = serializers.SerializerMethodField()
+
+    def get_disqualifications(self, standing):
+        return [
+            {"kind": row["record"].kind, "reason": row["record"].reason, "active": row["record"].lifted_at is None}
+            for row in standing.disqualifications
+        ]
+
+    def get_qualification_history(self, standing):
+        return [
+            {"qualification": c.qualification.slug, "action": c.action, "reason": c.reason, "at": c.created_at}
+            for c in standing.qualification_history
+        ]
