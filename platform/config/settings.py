@@ -264,6 +264,16 @@ QUALITY_MIN_AGREEMENT = float(os.environ.get("QUALITY_MIN_AGREEMENT", "0.6"))
 QUALITY_MIN_PAIRS = int(os.environ.get("QUALITY_MIN_PAIRS", "5"))
 QUALITY_MIN_ACCEPTANCE = float(os.environ.get("QUALITY_MIN_ACCEPTANCE", "0.5"))
 
+# --- Releases -----------------------------------------------------------------------------
+# Dataset release builds (platform/releases): QA pairs read and written per chunk, the
+# storage folder releases go under, the queue their builds run on (a worker of its own
+# keeps long builds off the work queue), and how long a build may go without reporting
+# progress before an admin may start it again (its worker is taken to be dead).
+RELEASE_CHUNK_SIZE = int(os.environ.get("RELEASE_CHUNK_SIZE", "1000"))
+RELEASE_STORAGE_PREFIX = os.environ.get("RELEASE_STORAGE_PREFIX", "releases")
+RELEASE_QUEUE = os.environ.get("RELEASE_QUEUE", CELERY_TASK_DEFAULT_QUEUE)
+RELEASE_STALE_SECONDS = int(os.environ.get("RELEASE_STALE_SECONDS", "600"))
+
 # --- Production hardening (checked by `manage.py check --deploy`) --------------------------
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -1,0 +1,321 @@
+"""The build job: snapshot, splits, every format, manifest, then one atomic publish.
+
+Files go to a prefix of their own for each attempt (``releases/<name>/<version>/build-<n>/``)
+and the release only becomes visible when one transaction records its files and marks it
+published; a build that fails or is killed leaves an unpublished release and some files
+under its attempt's prefix, which the next successful attempt deletes. Each attempt has a
+number: a stale task (e.g. redelivered after its worker died) that finds a newer attempt
+stops at its next progress report and never publishes.
+"""
+
+import hashlib
+import heapq
+import json
+import logging
+
+from django.conf import settings
+from django.core.cache import cache
+from django.core.files.storage import default_storage
+from django.db import transaction
+from django.db.models import Count
+from django.utils import timezone
+
+from .formats import datasheet
+from .formats.records import EXTENSIONS, RecordsWriter
+from .formats.webqa import WebQAImages, WebQAWriter, image_id
+from .formats.webvln import WebVLNWriter
+from .models import SPLITS, Release, ReleaseAsset, ReleaseFile, ReleaseItem
+from .snapshot import take_snapshot
+from .storage import ReleaseFiles, delete_prefix
+
+logger = logging.getLogger(__name__)
+
+
+SNAPSHOT_COUNTS = ("selected", "excluded", "authors", "licences")
+
+
+class Superseded(Exception):
+    """A newer build attempt of the release has started: this one stops."""
+
+
+def progress_key(release_id):
+    return f"trailmark:release-progress:{release_id}"
+
+
+class Progress:
+    """Reports a build's stage and counts: to the cache at once, and to the release row
+    (checking there that this attempt is still the current one) unless ``persist`` is
+    off, as during the snapshot, whose one transaction nobody sees into until it ends."""
+
+    def __init__(self, release_id, attempt):
+        self.release_id = release_id
+        self.attempt = attempt
+        self.stage, self.done, self.total = "", 0, 0
+
+    def __call__(self, *, stage, done=0, total=None, persist=True):
+        if stage != self.stage:
+            self.stage, self.total = stage, 0
+        self.done = done
+        if total is not None:
+            self.total = total
+        now = timezone.now()
+        state = {"stage": self.stage, "done": self.done, "total": self.total, "at": now.isoformat()}
+        cache.set(progress_key(self.release_id), {**state, "attempt": self.attempt}, timeout=24 * 3600)
+        if persist:
+            updated = Release.objects.filter(
+                pk=self.release_id, attempt=self.attempt, state=Release.State.BUILDING
+            ).update(stage=self.stage, progress_done=self.done, progress_total=self.total, heartbeat_at=now)
+            if not updated:
+                raise Superseded()
+
+
+def no_progress(**kwargs):
+    """For a rebuild of a published release: nothing to report, nothing to supersede."""
+
+
+def run_build(*, release_id, attempt):
+    """Builds and publishes attempt ``attempt`` of a release; safe to run twice."""
+    updated = Release.objects.filter(pk=release_id, attempt=attempt, state__in=["queued", "building"]).update(
+        state=Release.State.BUILDING, heartbeat_at=timezone.now(), message=""
+    )
+    if not updated:
+        return None
+    progress = Progress(release_id, attempt)
+    try:
+        release = Release.objects.get(pk=release_id)
+        if release.snapshot_at is None:
+            counts, _ = take_snapshot(release=release, progress=progress)
+            Release.objects.filter(pk=release_id).update(counts=counts)
+            release.refresh_from_db()
+        prefix = f"{settings.RELEASE_STORAGE_PREFIX}/{release.name}/{release.version}/build-{attempt}"
+        built = write_release(release=release, prefix=prefix, progress=progress)
+        _publish(release_id=release_id, attempt=attempt, prefix=prefix, built=built)
+    except Superseded:
+        logger.info("Build %s of release %s was superseded.", attempt, release_id)
+        return None
+    except Exception as error:
+        Release.objects.filter(pk=release_id, attempt=attempt).update(
+            state=Release.State.FAILED, message=f"{type(error).__name__}: {error}"[:2000]
+        )
+        raise
+    cache.delete(progress_key(release_id))
+    for old in range(1, attempt):
+        delete_prefix(f"{settings.RELEASE_STORAGE_PREFIX}/{release.name}/{release.version}/build-{old}")
+    return {"release": release_id, "files": built["file_count"]}
+
+
+class Built(dict):
+    """What ``write_release`` made: the manifest (without its file list), the datasheet,
+    the counts, and the non-image files; image files are listed from ``ReleaseAsset``."""
+
+
+def write_release(*, release, prefix, progress):
+    """Writes every file of ``release`` from its snapshot under ``prefix``."""
+    files = ReleaseFiles(prefix)
+    # Only what the snapshot counted: a rebuild of a published release starts from the same.
+    counts = {key: release.counts[key] for key in SNAPSHOT_COUNTS if key in release.counts}
+    counts.update(_split_counts(release))
+    items = ReleaseItem.objects.filter(release=release)
+    total = items.count()
+
+    records, webqa = RecordsWriter(files), WebQAWriter(files)
+    progress(stage="records", done=0, total=total)
+    done, last = 0, 0
+    chunk_size = settings.RELEASE_CHUNK_SIZE
+    while chunk := list(
+        items.filter(pk__gt=last).order_by("pk").values("pk", "family", "split", "record")[:chunk_size]
+    ):
+        last = chunk[-1]["pk"]
+        lookup = _Lookup(release, chunk)
+        for item in chunk:
+            records.add(item, lookup)
+            webqa.add(item, lookup)
+        done += len(chunk)
+        progress(stage="records", done=done)
+    records.finish()
+    webqa.finish()
+
+    _copy_assets(release, files, progress)
+
+    webvln = WebVLNWriter(files, storage_keys=lambda shas: _storage_keys(release, shas))
+    progress(stage="webvln", done=0, total=items.filter(family="webvln").count())
+    site, site_items, done = None, [], 0
+    for item in (
+        items.filter(family="webvln")
+        .order_by("group_key", "guid")
+        .values("group_key", "split", "record")
+        .iterator(chunk_size=500)
+    ):
+        if item["group_key"] != site and site_items:
+            webvln.add_site(site.removeprefix("site:"), site_items)
+            done += len(site_items)
+            progress(stage="webvln", done=done)
+            site_items = []
+        site = item["group_key"]
+        site_items.append(item)
+    if site_items:
+        webvln.add_site(site.removeprefix("site:"), site_items)
+    webvln.finish()
+    if webvln.map is not None or webvln.unreachable:
+        counts["webvln"] = {"episodes": webvln.episode_count, "left_out_unreachable": webvln.unreachable}
+
+    if release.parent_id:
+        progress(stage="diff")
+        _write_diff(release, files)
+    progress(stage="manifest")
+    readme = datasheet.readme(release=release, counts=counts)
+    files.write_bytes("README.md", readme.encode())
+    head = datasheet.manifest(release=release, counts=counts, files=None)
+    file_count, total_size = _write_manifest(release, files, head)
+    head.pop("files")
+    head.update(file_count=file_count, total_size=total_size)
+    return Built(manifest=head, counts=counts, datasheet=readme, files=files.files(), file_count=file_count)
+
+
+class _Lookup:
+    """WebQA image ids of the images a chunk of items references (one query per chunk)."""
+
+    def __init__(self, release, chunk):
+        shas = set()
+        for item in chunk:
+            if item["family"] != "webqa":
+                continue
+            record = item["record"]
+            shas.update(piece["image"]["sha256"] for piece in record["evidence"] if piece["type"] == "image")
+            shas.update(image["sha256"] for image in record["negatives"]["image"])
+        rows = ReleaseAsset.objects.filter(release=release, sha256__in=shas).values_list("sha256", "image_index")
+        self.image_ids = {sha: image_id(index) for sha, index in rows}
+
+
+def _storage_keys(release, shas):
+    rows = ReleaseAsset.objects.filter(release=release, sha256__in=set(shas)).values_list("sha256", "storage_key")
+    return dict(rows)
+
+
+def _split_counts(release):
+    rows = ReleaseItem.objects.filter(release=release).values("split", "family").annotate(n=Count("id"))
+    splits = {split: {} for split in SPLITS}
+    families = {}
+    for row in rows.order_by("split", "family"):
+        splits[row["split"]][row["family"]] = row["n"]
+        families[row["family"]] = families.get(row["family"], 0) + row["n"]
+    return {"splits": splits, "families": dict(sorted(families.items())), "items": sum(families.values())}
+
+
+def _copy_assets(release, files, progress):
+    """Every shipped image into ``images/<sha256>.<ext>``, checked against its hash;
+    WebQA's images into ``imgs.tsv`` as well, in image-index (= hash) order."""
+    assets = ReleaseAsset.objects.filter(release=release).order_by("sha256")
+    webqa_images = WebQAImages(files)
+    progress(stage="images", done=0, total=assets.count())
+    sized = []
+    rows = assets.only("id", "sha256", "format", "storage_key", "image_index", "webqa_image")
+    for done, asset in enumerate(rows.iterator(chunk_size=1000), start=1):
+        path = f"images/{asset.sha256}.{EXTENSIONS[asset.format]}"
+        if asset.webqa_image:  # one image at a time in memory, for its base64 line
+            with default_storage.open(asset.storage_key, "rb") as handle:
+                data = handle.read()
+            if hashlib.sha256(data).hexdigest() != asset.sha256:
+                raise ValueError(f"The stored file {asset.storage_key} does not match its hash {asset.sha256}.")
+            output = files.write_bytes(path, data)
+            webqa_images.add(asset.image_index, data)
+        else:
+            output = files.copy_from_storage(path, asset.storage_key, expected_sha256=asset.sha256)
+        files.written.pop(path)  # listed from ReleaseAsset instead, to keep memory flat
+        asset.size = output.size
+        sized.append(asset)
+        if len(sized) == 500:
+            ReleaseAsset.objects.bulk_update(sized, ["size"])
+            sized = []
+            progress(stage="images", done=done)
+    ReleaseAsset.objects.bulk_update(sized, ["size"])
+    webqa_images.finish()
+
+
+def _image_entries(release):
+    assets = ReleaseAsset.objects.filter(release=release).order_by("sha256").values_list("sha256", "format", "size")
+    for sha, fmt, size in assets.iterator(chunk_size=2000):
+        yield {"path": f"images/{sha}.{EXTENSIONS[fmt]}", "size": size, "sha256": sha}
+
+
+def _all_entries(release, files):
+    return heapq.merge(files.files(), _image_entries(release), key=lambda entry: entry["path"])
+
+
+def _write_manifest(release, files, head):
+    """manifest.json, its file list streamed (it does not list itself)."""
+    output = files.open("manifest.json")
+    head = {key: value for key, value in head.items() if key != "files"}
+    text = json.dumps(head, indent=1, ensure_ascii=False, sort_keys=True)
+    output.write(text.removesuffix("\n}") + ',\n "files": [')
+    count, size = 0, 0
+    for entry in _all_entries(release, files):
+        output.write(("\n  " if not count else ",\n  ") + json.dumps(entry))
+        count += 1
+        size += entry["size"]
+    output.write("\n ]\n}\n")
+    files.close(output)
+    return count + 1, size + output.size
+
+
+def _write_diff(release, files):
+    from .diff import diff_ids
+
+    output = files.open("diff.json")
+    output.write(json.dumps({"from": release.parent.version, "to": release.version})[:-1] + ', "splits": {')
+    for n, split in enumerate(SPLITS):
+        output.write(("" if n == 0 else ", ") + json.dumps(split) + ": {")
+        for m, change in enumerate(("added", "removed", "changed")):
+            output.write(("" if m == 0 else ", ") + json.dumps(change) + ": [")
+            for k, guid in enumerate(diff_ids(release=release, against=release.parent, split=split, change=change)):
+                output.write(("" if k == 0 else ", ") + json.dumps(guid))
+            output.write("]")
+        output.write("}")
+    output.write("}}\n")
+    files.close(output)
+
+
+def _publish(*, release_id, attempt, prefix, built):
+    with transaction.atomic():
+        release = Release.objects.select_for_update().get(pk=release_id)
+        if release.attempt != attempt or release.state != Release.State.BUILDING:
+            raise Superseded()
+        ReleaseFile.objects.filter(release=release).delete()
+        ReleaseFile.objects.bulk_create(ReleaseFile(release=release, **entry) for entry in built["files"])
+        batch = []
+        for entry in _image_entries(release):
+            batch.append(ReleaseFile(release=release, **entry))
+            if len(batch) == 2000:
+                ReleaseFile.objects.bulk_create(batch)
+                batch = []
+        ReleaseFile.objects.bulk_create(batch)
+        release.state = Release.State.PUBLISHED
+        release.manifest = built["manifest"]
+        release.counts = built["counts"]
+        release.datasheet = built["datasheet"]
+        release.storage_prefix = prefix
+        release.published_at = timezone.now()
+        release.stage = "published"
+        release.message = ""
+        release.save()
+
+
+def check_rebuild(*, release_id):
+    """Builds a published release again from its snapshot into a scratch prefix and
+    compares every file's SHA-256 with the published ones; records and returns the result."""
+    release = Release.objects.get(pk=release_id, state=Release.State.PUBLISHED)
+    started = timezone.now()
+    prefix = f"{settings.RELEASE_STORAGE_PREFIX}/{release.name}/{release.version}/check-{started:%Y%m%d%H%M%S%f}"
+    try:
+        built = write_release(release=release, prefix=prefix, progress=no_progress)
+    finally:
+        delete_prefix(prefix)
+    rebuilt = {entry["path"]: entry["sha256"] for entry in built["files"]}
+    published = dict(
+        ReleaseFile.objects.filter(release=release).exclude(path__startswith="images/").values_list("path", "sha256")
+    )
+    # Image files are checked against their content hash as they are copied.
+    differing = sorted(path for path in rebuilt.keys() | published.keys() if rebuilt.get(path) != published.get(path))
+    result = {"at": started.isoformat(), "identical": not differing, "differing": differing, "files": len(rebuilt)}
+    Release.objects.filter(pk=release_id).update(rebuild_check=result)
+    return result

@@ -1,0 +1,23 @@
+"""The answer domains of WebQA's accuracy metric: a closed-class keyword answer outside
+them scores 0 however right it is, so releases leave such pairs out (and count them)."""
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+
+@cache
+def domains():
+    data = json.loads((Path(__file__).with_name("webqa_answer_domains.json")).read_text())
+    return {"color": set(data["color"]), "shape": set(data["shape"]), "YesNo": set(data["yesno"])}
+
+
+def keyword_fits_domain(category, keyword):
+    """Whether ``keyword`` can score for a WebQA question of ``category``."""
+    words = re.findall(r"[a-z0-9]+", keyword.lower())
+    if category == "number":
+        return any(word.isdigit() for word in words)
+    if category in domains():
+        return any(word in domains()[category] for word in words)
+    return True

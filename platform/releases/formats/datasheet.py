@@ -1,0 +1,110 @@
+"""The release's own description: ``README.md`` (a datasheet in the papers' style) and
+``manifest.json`` (what is in it, down to every file's size and SHA-256)."""
+
+FAMILY_NAMES = {"webquest": "WebQuest", "webqa": "WebQA", "webvln": "WebVLN"}
+
+
+def manifest(*, release, counts, files):
+    return {
+        "name": release.name,
+        "version": release.version,
+        "created": release.snapshot_at.isoformat(),
+        "parent": release.parent.version if release.parent_id else None,
+        "filters": {
+            "families": sorted(release.families),
+            "qa_states": sorted(release.qa_states),
+            "split_strategy": release.split_strategy,
+            "seed": release.seed,
+            "percents": {"train": release.train_percent, "val": release.val_percent, "test": release.test_percent},
+        },
+        "counts": counts,
+        "files": files,
+    }
+
+
+def _table(counts):
+    families = sorted({family for split in counts["splits"].values() for family in split})
+    lines = ["| split | " + " | ".join(FAMILY_NAMES.get(f, f) for f in families) + " | total |"]
+    lines.append("|---" * (len(families) + 2) + "|")
+    for split in ("train", "val", "test"):
+        row = counts["splits"].get(split, {})
+        lines.append(f"| {split} | " + " | ".join(str(row.get(f, 0)) for f in families) + f" | {sum(row.values())} |")
+    return "\n".join(lines)
+
+
+def readme(*, release, counts):
+    excluded = counts.get("excluded") or {}
+    excluded_lines = (
+        "\n".join(f"- {reason.replace('_', ' ')}: {n}" for reason, n in sorted(excluded.items())) or "- none"
+    )
+    licences = ", ".join(counts.get("licences") or []) or "none recorded"
+    parent = release.parent.version if release.parent_id else "none"
+    return f"""# {release.name} {release.version}
+
+A release of Trailmark: multimodal question answering over web pages, images and text.
+Snapshot taken {release.snapshot_at:%Y-%m-%d %H:%M} UTC. Parent version: {parent}.
+
+{release.notes.strip() or "No release notes."}
+
+## What is in it
+
+{_table(counts)}
+
+Families: {", ".join(FAMILY_NAMES.get(f, f) for f in sorted(release.families))}. QA pair states included:
+{", ".join(sorted(release.qa_states))}. Split strategy: {release.split_strategy} (seed {release.seed};
+{release.train_percent} / {release.val_percent} / {release.test_percent} percent train / val / test).
+
+## Files
+
+- `records/<family>/<split>.jsonl`: every QA pair, one JSON object per line: `id`, `family`,
+  `kind` (single, multi, trace, image, text), `category`, `question`, `answers`,
+  `answer_type` (integer, float, string), `reasoning_types`, `screens` (in order: `id`,
+  `image` path, `url`, `title`, `captured_at`, `relevant`), for traces the `steps` (action,
+  target element, `url_before`, `url_after`), for image and text questions `images`,
+  `snippets`, `keyword_answer`, `question_category`, and mined `negatives`. The WebQuest
+  pairs' file is the WebQuest-style format. Load with `pandas.read_json(path, lines=True)`
+  or `datasets.load_dataset("json", data_files=...)`.
+- `images/<sha256>.<ext>`: every screenshot and image, named by the SHA-256 of its bytes.
+- `webqa/` (when the release has WebQA pairs): `WebQA_train_val.json`, `WebQA_test.json`,
+  `imgs.tsv` + `imgs.lineidx` (image_id 30,000,000 + line number) and answer keys
+  `webqa_<split>_answer_key.tsv` for WebQA's accuracy scorer. `imgUrl` is the image's path
+  in this release.
+- `webvln/` (when the release has WebVLN pairs): `map.json`, `shortest_paths.json`,
+  `seen/{{train,val,test}}.json` and button crops in `imgs/`. Episode `target` is the
+  description the rater gave the target page (its title when there is none).
+- `diff.json` (when there is a parent): QA pair ids added, removed and changed per split.
+- `manifest.json`: counts, the filters used, and every file with its size and SHA-256.
+
+## How it was collected
+
+Raters browse a curated list of popular sites by category and capture one screen, three to
+five screens, or a whole browsing trace with the Trailmark Chrome extension (they can pause,
+review and delete screens before upload), then write questions that need reasoning
+(arithmetic, comparison, counting, filtering) across them. Image and text questions are
+written over pools of images with descriptions and text snippets. Every pair is validated
+by other raters before it is accepted. Rater pool: {counts.get("authors", 0)} authors
+contributed to this release.
+
+## Review
+
+Every screenshot and image is pre-screened for personal data and unsafe content (OCR and
+detectors) and then cleared, redacted or rejected by a reviewer. Only cleared assets are in
+this release: pairs whose evidence was not cleared are left out, and other uncleared screens
+of a trace are omitted (the step keeps `screen: null`).
+
+Pairs selected but left out:
+{excluded_lines}
+
+## Licences
+
+Image licences recorded: {licences}. Screenshots of third-party websites are included for
+research use; the sites' own terms apply to their content.
+
+## Known limitations
+
+- Each pair has one reference answer; validators' variants are not yet included.
+- WebVLN graphs only contain pages and links the traces recorded; a target unreachable
+  from the site's home page in that graph is left out of the episodes.
+- Splits keep a trace, a six-image group, a site's navigation graph or a screenshot in one
+  split; two different traces of the same pages may still land in different splits.
+"""

@@ -1,0 +1,117 @@
+"""Writes of releases: defining one, starting (or restarting) its build, checking a rebuild."""
+
+import re
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from collection.models import QAPair
+from config.errors import DomainError
+
+from .models import FAMILIES, Release
+
+VERSION = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
+
+
+class ReleaseError(DomainError):
+    pass
+
+
+class BuildRunning(DomainError):
+    status = 409
+    code = "build_running"
+
+
+def parse_version(text):
+    """``"1.2.3"`` as ``(1, 2, 3)``; a 400 naming the expected form otherwise."""
+    match = VERSION.match((text or "").strip())
+    if not match:
+        raise ReleaseError(f"“{text}” is not a version: use major.minor.patch, e.g. 1.0.0.", code="bad_version")
+    return tuple(int(part) for part in match.groups())
+
+
+def latest_version(name):
+    release = Release.objects.filter(name=name).order_by("-major", "-minor", "-patch").first()
+    return release.version_key if release else None
+
+
+def check_definition(*, name, version, families, qa_states, train_percent, val_percent, parent):
+    """Refuses a definition that cannot build, with a message saying what to change."""
+    latest = latest_version(name)
+    if latest is not None and version <= latest:
+        shown = ".".join(map(str, latest))
+        raise ReleaseError(f"{name} is already at {shown}: the new version must be higher.", code="version_not_higher")
+    if not families or set(families) - set(FAMILIES):
+        raise ReleaseError(f"Choose one or more families of {', '.join(FAMILIES)}.", code="bad_families")
+    if not qa_states or set(qa_states) - set(QAPair.State.values):
+        raise ReleaseError(f"Choose one or more QA states of {', '.join(QAPair.State.values)}.", code="bad_states")
+    if train_percent + val_percent > 100 or train_percent <= 0:
+        raise ReleaseError(
+            "Train and val shares must leave room for test (train > 0, train + val ≤ 100).", code="bad_split"
+        )
+    if parent is not None and not parent.is_published:
+        raise ReleaseError("The parent must be a published release.", code="parent_not_published")
+
+
+@transaction.atomic
+def create_release(*, name, version, families, qa_states=("accepted",), split_strategy="adversarial", seed=0,
+                   train_percent=80, val_percent=10, parent=None, notes="", created_by=None):  # fmt: skip
+    """A new release definition (a draft: nothing is built until ``start_build``). Without
+    a parent, the latest published version of the same name is the parent."""
+    version = parse_version(version) if isinstance(version, str) else tuple(version)
+    if parent is None:
+        parent = (
+            Release.objects.filter(name=name, state=Release.State.PUBLISHED)
+            .order_by("-major", "-minor", "-patch")
+            .first()
+        )
+    families, qa_states = sorted(set(families)), sorted(set(qa_states))
+    check_definition(name=name, version=version, families=families, qa_states=qa_states,
+                     train_percent=train_percent, val_percent=val_percent, parent=parent)  # fmt: skip
+    major, minor, patch = version
+    return Release.objects.create(
+        name=name, major=major, minor=minor, patch=patch, families=families, qa_states=qa_states,
+        split_strategy=split_strategy, seed=seed, train_percent=train_percent, val_percent=val_percent,
+        parent=parent, notes=notes, created_by=created_by,
+    )  # fmt: skip
+
+
+def _stale(release):
+    limit = timezone.now() - timedelta(seconds=settings.RELEASE_STALE_SECONDS)
+    return release.heartbeat_at is None or release.heartbeat_at < limit
+
+
+def start_build(*, release):
+    """Queues a build of ``release``: a draft, a failed build, or a build whose worker
+    stopped reporting (killed) for ``RELEASE_STALE_SECONDS``. The build runs on a worker;
+    poll the release for its state and progress."""
+    from . import tasks
+
+    with transaction.atomic():
+        release = Release.objects.select_for_update().get(pk=release.pk)
+        if release.state == Release.State.PUBLISHED:
+            raise BuildRunning(f"{release} is published; define a new version to change it.", code="published")
+        if release.state in (Release.State.QUEUED, Release.State.BUILDING) and not _stale(release):
+            raise BuildRunning(f"{release} is already building; wait for it or for it to stop reporting.")
+        release.attempt += 1
+        release.state = Release.State.QUEUED
+        release.stage, release.progress_done, release.progress_total = "queued", 0, 0
+        release.heartbeat_at = timezone.now()
+        release.message = ""
+        release.save()
+        attempt = release.attempt
+        transaction.on_commit(
+            lambda: tasks.build_release.apply_async(args=[release.pk, attempt], queue=settings.RELEASE_QUEUE)
+        )
+    return release
+
+
+def request_rebuild_check(*, release):
+    """Rebuilds a published release from its snapshot on a worker and compares checksums."""
+    from . import tasks
+
+    if not release.is_published:
+        raise ReleaseError("Only a published release can be rebuilt and compared.", code="not_published")
+    transaction.on_commit(lambda: tasks.check_rebuild.apply_async(args=[release.pk], queue=settings.RELEASE_QUEUE))

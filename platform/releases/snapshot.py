@@ -1,0 +1,375 @@
+"""Taking a release's snapshot: the QA pairs its definition selects, frozen as records.
+
+The whole snapshot is read in one transaction (REPEATABLE READ on PostgreSQL), so pairs
+accepted, evidence added or distractors mined while it runs cannot leak in, and it is all
+or nothing. Each pair becomes a ``ReleaseItem`` holding everything the formats write, with
+the content hash of every image it references; builds read only those rows afterwards.
+Only assets a reviewer cleared are referenced: a pair whose evidence is not cleared is left
+out (and counted), other uncleared screens and distractors are dropped from its record.
+"""
+
+import hashlib
+import json
+import re
+from collections import defaultdict
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Count
+from django.db.models.functions import Lower, Trim
+from django.utils import timezone
+
+from assets.models import Asset
+from collection.models import Evidence, QAPair, TraceStep
+from mining.models import Distractor
+
+from .formats.answers import keyword_fits_domain
+from .models import Release, ReleaseAsset, ReleaseItem
+from .splits import SplitPlan
+
+CLEARED = Asset.ReviewState.CLEARED
+ASSET_FIELDS = ["asset__id", "asset__sha256", "asset__format", "asset__storage_key", "asset__review_state"]
+ASSET_FIELDS += ["asset__width", "asset__height"]
+SCREEN_FIELDS = ["id", "url", "title", "captured_at", "site__host", *ASSET_FIELDS]
+IMAGE_FIELDS = ["id", "title", "description", "source_url", "topic", "licence", *ASSET_FIELDS]
+SNIPPET_FIELDS = ["id", "title", "text", "url"]
+PAIR_FIELDS = ["id", "family", "split_kind", "question", "answer", "answer_type", "keyword_answer", "reasoning_types"]
+PAIR_FIELDS += ["question_category", "category__slug", "trace_id", "image_group_id", "image_group__label", "author_id"]
+STEP_FIELDS = ["trace_id", "position", "action", "target", "url", "title", "captured_at", "clickables"]
+STEP_FIELDS += ["viewport_width", "viewport_height", "device_pixel_ratio", "scroll_x", "scroll_y"]
+STEP_FIELDS += [f"screen__{field}" for field in SCREEN_FIELDS]
+EVIDENCE_FIELDS = ["qa_pair_id", "position", "note", "fact", "url", "step__position"]
+EVIDENCE_FIELDS += [f"screen__{f}" for f in SCREEN_FIELDS] + [f"image__{f}" for f in IMAGE_FIELDS]
+EVIDENCE_FIELDS += [f"snippet__{f}" for f in SNIPPET_FIELDS]
+DISTRACTOR_FIELDS = ["qa_pair_id", "kind", "rank", "method", "score"]
+DISTRACTOR_FIELDS += [f"screen__{f}" for f in SCREEN_FIELDS] + [f"image__{f}" for f in IMAGE_FIELDS]
+DISTRACTOR_FIELDS += [f"snippet__{f}" for f in SNIPPET_FIELDS]
+
+
+def guid_of(pair_id):
+    """A pair's id in every release: 32 hex characters, the same in every version."""
+    return hashlib.sha256(f"trailmark-qa-pair-{pair_id}".encode()).hexdigest()[:32]
+
+
+def content_hash(record):
+    return hashlib.sha256(json.dumps(record, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def host_of(url):
+    return (urlsplit(url or "").hostname or "").lower().removeprefix("www.")
+
+
+def selected_pairs(release):
+    return QAPair.objects.filter(family__in=release.families, state__in=release.qa_states)
+
+
+def take_snapshot(*, release, progress):
+    """Freezes the pairs ``release`` selects into its items and assets; returns counts."""
+    outermost = not connection.in_atomic_block
+    with transaction.atomic():
+        if connection.vendor == "postgresql" and outermost:
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        snapshot_at = timezone.now()
+        pairs = selected_pairs(release)
+        plan = SplitPlan.make(release=release, pairs=pairs)
+        progress(stage="snapshot", done=0, total=pairs.count(), persist=False)
+        excluded, authors, licences = defaultdict(int), set(), set()
+        done, last = 0, 0
+        while chunk := list(
+            pairs.filter(id__gt=last).order_by("id").values(*PAIR_FIELDS)[: settings.RELEASE_CHUNK_SIZE]
+        ):
+            last = chunk[-1]["id"]
+            items, shipped = [], Shipped()
+            for pair, record_or_reason in _records(chunk, shipped):
+                if isinstance(record_or_reason, str):
+                    excluded[record_or_reason] += 1
+                    continue
+                record = record_or_reason
+                authors.add(pair["author_id"])
+                group = _group_key(pair, record)
+                items.append(
+                    ReleaseItem(
+                        release=release, qa_pair_id=pair["id"], guid=record["guid"], family=pair["family"],
+                        split=plan.split_of(record=record, group_key=group), group_key=group[:300],
+                        content_hash=content_hash(record), record=record,
+                    )
+                )  # fmt: skip
+            ReleaseItem.objects.bulk_create(items)
+            ReleaseAsset.objects.bulk_create(
+                [ReleaseAsset(release=release, **fields) for fields in shipped.assets.values()], ignore_conflicts=True
+            )
+            licences |= shipped.licences
+            webqa = [sha for sha, fields in shipped.assets.items() if fields["webqa_image"]]
+            ReleaseAsset.objects.filter(release=release, sha256__in=webqa, webqa_image=False).update(webqa_image=True)
+            done += len(chunk)
+            progress(stage="snapshot", done=done, persist=False)
+        _number_webqa_images(release)
+        counts = {
+            "selected": done,
+            "excluded": dict(sorted(excluded.items())),
+            "authors": len(authors),
+            "licences": sorted(licences),
+        }
+        Release.objects.filter(pk=release.pk).update(snapshot_at=snapshot_at, split_plan=plan.to_json())
+    return counts, snapshot_at
+
+
+def _number_webqa_images(release):
+    """WebQA images are numbered 0, 1, 2, … in hash order: image_id = 30,000,000 + n."""
+    rows = ReleaseAsset.objects.filter(release=release, webqa_image=True).order_by("sha256").only("id")
+    batch = []
+    for index, row in enumerate(rows.iterator(chunk_size=2000)):
+        row.image_index = index
+        batch.append(row)
+        if len(batch) == 2000:
+            ReleaseAsset.objects.bulk_update(batch, ["image_index"])
+            batch = []
+    ReleaseAsset.objects.bulk_update(batch, ["image_index"])
+
+
+# --- Records ------------------------------------------------------------------------------
+
+
+def _asset(row, prefix):
+    if row.get(f"{prefix}asset__sha256") is None:
+        return None
+    return {
+        "id": row[f"{prefix}asset__id"],
+        "sha256": row[f"{prefix}asset__sha256"],
+        "format": row[f"{prefix}asset__format"],
+        "storage_key": row[f"{prefix}asset__storage_key"],
+        "cleared": row[f"{prefix}asset__review_state"] == CLEARED,
+        "width": row[f"{prefix}asset__width"],
+        "height": row[f"{prefix}asset__height"],
+    }
+
+
+def _time(value):
+    return value.isoformat() if value else None
+
+
+def _screen(row, prefix):
+    if row.get(f"{prefix}id") is None:
+        return None
+    asset = _asset(row, prefix)
+    return {
+        "id": row[f"{prefix}id"],
+        "url": row[f"{prefix}url"],
+        "title": row[f"{prefix}title"],
+        "captured_at": _time(row[f"{prefix}captured_at"]),
+        "site": row[f"{prefix}site__host"] or host_of(row[f"{prefix}url"]),
+        "asset": asset,
+    }
+
+
+def _image(row, prefix):
+    if row.get(f"{prefix}id") is None:
+        return None
+    return {
+        "id": row[f"{prefix}id"],
+        "title": row[f"{prefix}title"],
+        "description": row[f"{prefix}description"],
+        "url": row[f"{prefix}source_url"],
+        "topic": row[f"{prefix}topic"],
+        "licence": row[f"{prefix}licence"],
+        "asset": _asset(row, prefix),
+    }
+
+
+def _snippet(row, prefix):
+    if row.get(f"{prefix}id") is None:
+        return None
+    return {key: row[f"{prefix}{key}"] for key in SNIPPET_FIELDS}
+
+
+def _cleared(source):
+    return source is not None and source["asset"] is not None and source["asset"]["cleared"]
+
+
+class Shipped:
+    """The assets and licences a chunk's records reference, for the release's asset rows."""
+
+    def __init__(self):
+        self.assets = {}
+        self.licences = set()
+
+    def keep(self, source, *, webqa_image=False):
+        """The source as a record keeps it (the asset's hash and format, not storage
+        details), noting its asset as shipped."""
+        asset = source["asset"]
+        entry = self.assets.setdefault(
+            asset["sha256"],
+            {"sha256": asset["sha256"], "format": asset["format"], "storage_key": asset["storage_key"],
+             "asset_id": asset["id"], "webqa_image": False},
+        )  # fmt: skip
+        entry["webqa_image"] = entry["webqa_image"] or webqa_image
+        if source.get("licence"):
+            self.licences.add(source["licence"])
+        kept = {key: value for key, value in source.items() if key != "asset"}
+        kept.update(sha256=asset["sha256"], format=asset["format"], width=asset["width"], height=asset["height"])
+        return kept
+
+
+def _records(chunk, shipped):
+    """``(pair, record)`` for each pair of the chunk, or ``(pair, reason)`` when it is left out."""
+    ids = [pair["id"] for pair in chunk]
+    evidence, distractors, steps = defaultdict(list), defaultdict(list), defaultdict(list)
+    for row in Evidence.objects.filter(qa_pair_id__in=ids).order_by("qa_pair_id", "position").values(*EVIDENCE_FIELDS):
+        evidence[row["qa_pair_id"]].append(row)
+    for row in (
+        Distractor.objects.filter(qa_pair_id__in=ids).order_by("qa_pair_id", "kind", "rank").values(*DISTRACTOR_FIELDS)
+    ):
+        distractors[row["qa_pair_id"]].append(row)
+    trace_ids = {pair["trace_id"] for pair in chunk if pair["trace_id"]}
+    for row in TraceStep.objects.filter(trace_id__in=trace_ids).order_by("trace_id", "position").values(*STEP_FIELDS):
+        steps[row["trace_id"]].append(row)
+    for pair in chunk:
+        kept = Shipped()
+        record = _record(pair, evidence[pair["id"]], distractors[pair["id"]], steps.get(pair["trace_id"], []), kept)
+        if not isinstance(record, str):
+            for sha, fields in kept.assets.items():
+                entry = shipped.assets.setdefault(sha, fields)
+                entry["webqa_image"] = entry["webqa_image"] or fields["webqa_image"]
+            shipped.licences |= kept.licences
+        yield pair, record
+
+
+def _record(pair, evidence_rows, distractor_rows, step_rows, kept):
+    webqa = pair["family"] == "webqa"
+    evidence = []
+    for row in evidence_rows:
+        screen, image, snippet = _screen(row, "screen__"), _image(row, "image__"), _snippet(row, "snippet__")
+        if (screen is not None or image is not None) and not _cleared(screen or image):
+            return "uncleared_evidence"
+        if screen is not None:
+            piece = {"type": "screen", "screen": kept.keep(screen), "step": row["step__position"]}
+        elif image is not None:
+            piece = {"type": "image", "image": kept.keep(image, webqa_image=webqa)}
+        elif snippet is not None:
+            piece = {"type": "snippet", "snippet": snippet}
+        else:
+            piece = {"type": "fact", "fact": row["fact"], "url": row["url"]}
+        evidence.append({**piece, "note": row["note"]})
+    if not evidence:
+        return "no_evidence"
+    negatives = {"image": [], "text": [], "screen": []}
+    for row in distractor_rows:
+        source = {"screen": _screen(row, "screen__"), "image": _image(row, "image__")}.get(row["kind"])
+        if row["kind"] == "text":
+            negatives["text"].append({**_snippet(row, "snippet__"), "method": row["method"]})
+        elif _cleared(source):
+            negatives[row["kind"]].append({**kept.keep(source, webqa_image=webqa), "method": row["method"]})
+    steps = []
+    for row in step_rows:
+        screen = _screen(row, "screen__")
+        steps.append(
+            {
+                "position": row["position"], "action": row["action"], "target": row["target"], "url": row["url"],
+                "title": row["title"], "captured_at": _time(row["captured_at"]), "clickables": row["clickables"] or [],
+                "viewport": [row["viewport_width"], row["viewport_height"]],
+                "device_pixel_ratio": row["device_pixel_ratio"], "scroll": [row["scroll_x"], row["scroll_y"]],
+                "screen": kept.keep(screen) if _cleared(screen) else None,
+            }
+        )  # fmt: skip
+    record = {
+        "guid": guid_of(pair["id"]),
+        "id": pair["id"],
+        "family": pair["family"],
+        "kind": pair["split_kind"] or _kind_from(evidence, pair),
+        "category": pair["category__slug"] or "",
+        "topic": pair["image_group__label"] or pair["category__slug"] or "",
+        "question": pair["question"],
+        "answer": pair["answer"],
+        "keyword_answer": pair["keyword_answer"],
+        "answer_type": pair["answer_type"],
+        "reasoning_types": list(pair["reasoning_types"] or []),
+        "question_category": pair["question_category"],
+        "trace": pair["trace_id"],
+        "image_group": pair["image_group_id"],
+        "evidence": evidence,
+        "steps": steps,
+        "negatives": negatives,
+    }
+    return _check_family(record) or record
+
+
+def _kind_from(evidence, pair):
+    types = {piece["type"] for piece in evidence}
+    if pair["trace_id"]:
+        return "trace"
+    if "image" in types:
+        return "image"
+    if types <= {"snippet", "fact"}:
+        return "text"
+    return "single_screen" if len(evidence) == 1 else "multi_screen"
+
+
+def webqa_category(record):
+    """The record's WebQA ``Qcate``: ``text`` for text questions, the image class otherwise."""
+    if record["kind"] == "text":
+        return "text"
+    return record["question_category"] if record["question_category"] in WEBQA_IMAGE_CATEGORIES else "Others"
+
+
+WEBQA_IMAGE_CATEGORIES = ("YesNo", "Others", "choose", "number", "color", "shape")
+
+
+def _check_family(record):
+    """Why a record cannot be written in its family's format, or None."""
+    if record["family"] == "webqa":
+        types = {piece["type"] for piece in record["evidence"]}
+        images = sum(piece["type"] == "image" for piece in record["evidence"])
+        if record["kind"] == "image" and not (types == {"image"} and 1 <= images <= 2):
+            return "evidence_does_not_fit_webqa"
+        if record["kind"] == "text" and not (types <= {"snippet", "fact"}):
+            return "evidence_does_not_fit_webqa"
+        if record["kind"] not in ("image", "text"):
+            return "evidence_does_not_fit_webqa"
+        if not re.sub(r"\W", "", record["keyword_answer"]):
+            return "missing_keyword_answer"
+        if not keyword_fits_domain(webqa_category(record), record["keyword_answer"]):
+            return "keyword_outside_answer_domain"
+    if record["family"] == "webvln" and not record["steps"]:
+        return "webvln_without_trace"
+    return None
+
+
+def target_step(record):
+    """The trace step a WebVLN episode ends on: the last evidence step, else the last step."""
+    positions = [piece["step"] for piece in record["evidence"] if piece.get("step") is not None]
+    by_position = {step["position"]: step for step in record["steps"]}
+    if positions and positions[-1] in by_position:
+        return by_position[positions[-1]]
+    return record["steps"][-1] if record["steps"] else None
+
+
+def _group_key(pair, record):
+    """Items with the same key stay in one split: one site's navigation graph, one trace's
+    screens, one six-image group, one screenshot, one pool image or snippet."""
+    if record["family"] == "webvln" and record["steps"]:
+        return "site:" + host_of(target_step(record)["url"])
+    if pair["trace_id"]:
+        return f"trace:{pair['trace_id']}"
+    if pair["image_group_id"]:
+        return f"image-group:{pair['image_group_id']}"
+    first = record["evidence"][0]
+    if first["type"] == "screen":
+        return "screen:" + first["screen"]["sha256"]
+    if first["type"] == "image":
+        return f"image:{first['image']['id']}"
+    if first["type"] == "snippet":
+        return f"snippet:{first['snippet']['id']}"
+    return f"pair:{pair['id']}"
+
+
+def answer_counts(pairs, categories):
+    """``{(category, keyword): count}`` of closed-class answers, normalised, counted in SQL."""
+    rows = (
+        pairs.filter(family="webqa", question_category__in=categories)
+        .annotate(keyword=Lower(Trim("keyword_answer")))
+        .values("question_category", "keyword")
+        .annotate(n=Count("id"))
+    )
+    return {(row["question_category"], row["keyword"]): row["n"] for row in rows}

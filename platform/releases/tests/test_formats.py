@@ -1,0 +1,232 @@
+"""Every format a release writes, checked against the contracts in FORMATS.md: WebQA's
+keys and types (against the real sample record), image ids through imgs.lineidx,
+the WebVLN graph, and WebQuest-style records whose files exist."""
+
+import base64
+import hashlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from assets.models import Asset
+from releases.models import ReleaseItem
+
+from . import data
+from .helpers import build_now, paths, read, read_json, release
+
+pytestmark = pytest.mark.django_db
+
+SAMPLE = Path(__file__).resolve().parents[4] / "shared/reference/formats/webqa_train_val.sample.json"
+RECORD_KEYS = {"Guid", "Q", "A", "Keywords_A", "Qcate", "topic", "split", "img_posFacts", "img_negFacts",
+               "txt_posFacts", "txt_negFacts"}  # fmt: skip
+IMAGE_FACT = {"image_id": int, "title": str, "caption": str, "url": str, "imgUrl": str}
+TEXT_FACT = {"title": str, "fact": str, "url": str, "snippet_id": str}
+QCATES = {"text", "YesNo", "Others", "choose", "number", "color", "shape"}
+COLORS = ["white", "red", "blue", "green", "yellow", "black", "pink", "orange", "purple", "brown", "gray", "teal"]
+
+
+def _sample_record():
+    if SAMPLE.exists():
+        return next(iter(json.loads(SAMPLE.read_text()).values()))
+    return None
+
+
+def _webqa_release(admin_user, rater):
+    for n, color in enumerate(COLORS):
+        data.webqa_image_pair(rater, keyword=color, images=1 + n % 2)
+    for n in range(4):
+        data.webqa_text_pair(rater, keyword=f"Keyword{n}")
+    return build_now(release(admin_user, families=["webqa"]))
+
+
+def _check_fact(fact, types):
+    assert set(fact) == set(types)
+    for key, kind in types.items():
+        assert isinstance(fact[key], kind), key
+
+
+def test_webqa_records_have_exactly_the_keys_and_types_of_the_format(admin_user, rater):
+    built = _webqa_release(admin_user, rater)
+    assert built.state == "published", built.message
+    train_val = read_json(built, "webqa/WebQA_train_val.json")
+    sample = _sample_record()
+    if sample is not None:  # the real record's keys (less its legacy old_image_id) are ours
+        assert set(sample) == RECORD_KEYS
+        assert set(sample["img_negFacts"][0]) - {"old_image_id"} == set(IMAGE_FACT)
+    assert train_val and {record["split"] for record in train_val.values()} <= {"train", "val"}
+    for guid, record in train_val.items():
+        assert set(record) == RECORD_KEYS and record["Guid"] == guid and len(guid) == 32
+        int(guid, 16)
+        assert isinstance(record["A"], list) and all(isinstance(a, str) for a in record["A"])
+        assert isinstance(record["Keywords_A"], str) and record["Keywords_A"]
+        assert record["Qcate"] in QCATES
+        for fact in record["img_posFacts"] + record["img_negFacts"]:
+            _check_fact(fact, IMAGE_FACT)
+        for fact in record["txt_posFacts"] + record["txt_negFacts"]:
+            _check_fact(fact, TEXT_FACT)
+            assert fact["snippet_id"].startswith(f"{guid}_")
+        if record["Qcate"] == "text":
+            assert record["txt_posFacts"] and not record["img_posFacts"]
+        else:
+            assert 1 <= len(record["img_posFacts"]) <= 2 and not record["txt_posFacts"]
+            assert len(record["img_negFacts"]) == 2 and len(record["txt_negFacts"]) == 2
+
+    test = read_json(built, "webqa/WebQA_test.json")
+    assert test
+    for record in test.values():
+        assert set(record) == {"Guid", "Q", "Qcate", "topic", "split", "img_Facts", "txt_Facts"}
+        assert record["split"] == "test"
+
+
+def test_every_webqa_image_id_resolves_through_the_line_index_to_its_image(admin_user, rater):
+    built = _webqa_release(admin_user, rater)
+    tsv = read(built, "webqa/imgs.tsv")
+    offsets = [int(line) for line in read(built, "webqa/imgs.lineidx").decode().split()]
+    records = {**read_json(built, "webqa/WebQA_train_val.json"), **read_json(built, "webqa/WebQA_test.json")}
+    facts = [
+        fact
+        for record in records.values()
+        for key in ("img_posFacts", "img_negFacts", "img_Facts")
+        for fact in record.get(key, [])
+    ]
+    assert facts and len(offsets) == len({fact["image_id"] for fact in facts})
+    for fact in facts:
+        line = fact["image_id"] % 10_000_000
+        start = offsets[line]
+        image_id, encoded = tsv[start : tsv.index(b"\n", start)].split(b"\t")
+        assert int(image_id) == fact["image_id"]
+        raw = base64.b64decode(encoded)
+        Image.open(io.BytesIO(raw)).verify()
+        assert read(built, fact["imgUrl"]) == raw
+    assert sorted(fact["image_id"] for fact in facts)[0] == 30_000_000
+
+
+def test_the_answer_keys_fit_the_scorer(admin_user, rater):
+    built = _webqa_release(admin_user, rater)
+    keys = [path for path in paths(built) if path.endswith("_answer_key.tsv")]
+    assert keys and all(Path(path).name.count(".") == 1 for path in keys)
+    test_guids = set(read_json(built, "webqa/WebQA_test.json"))
+    for path in keys:
+        lines = read(built, path).decode().split("\n")
+        assert lines[0].split("\t") == ["Guid", "Qcate", "Q", "A", "Keywords_A", "Output_conf", "Output"]
+        for line in filter(None, lines[1:]):
+            cells = line.split("\t")
+            assert len(cells) == 7 and cells[1] in QCATES and json.loads(cells[3]) and cells[5:] == ["[]", "[]"]
+    test_key = read(built, "webqa/webqa_test_answer_key.tsv").decode().split("\n")[1:]
+    assert {line.split("\t")[0] for line in test_key if line} == test_guids
+
+
+def test_closed_class_keywords_outside_the_scorers_domain_are_left_out(admin_user, rater):
+    data.webqa_image_pair(rater, keyword="white")
+    data.webqa_image_pair(rater, keyword="mauve-ish")
+    data.webqa_image_pair(rater, category="number", keyword="three")
+    data.webqa_image_pair(rater, category="number", keyword="3")
+    built = build_now(release(admin_user, families=["webqa"]))
+    assert built.counts["excluded"] == {"keyword_outside_answer_domain": 2}
+    assert built.counts["items"] == 2
+
+
+def _webvln_release(admin_user, rater):
+    recorded, steps = data.trace(rater, ["/", "/search", "/item/1", "/item/1/reviews"])
+    data.trace_pair(rater, recorded, steps, family="webvln", relevant=(2,))
+    data.trace_pair(rater, recorded, steps, family="webvln", relevant=(3,))
+    other, other_steps = data.trace(rater, ["/", "/deals", "/item/1"])
+    data.trace_pair(rater, other, other_steps, family="webvln", relevant=(1,))
+    again, again_steps = data.trace(rater, ["/", "/help"], host="news.example")
+    data.trace_pair(rater, again, again_steps, family="webvln", relevant=(1,))
+    return build_now(release(admin_user, families=["webvln"]))
+
+
+def test_webvln_map_has_every_page_and_a_shortest_path_for_every_path_page_and_target(admin_user, rater):
+    built = _webvln_release(admin_user, rater)
+    assert built.state == "published", built.message
+    site_map = read_json(built, "webvln/map.json")
+    shortest = read_json(built, "webvln/shortest_paths.json")
+    assert not [path for path in paths(built) if path.endswith("_enc.json")]
+    pages = {url_id for site in site_map.values() for url_id in site}
+    assert len(site_map) == 2 and len(pages) == 7  # shop: / /search /item/1 /item/1/reviews /deals; news: / /help
+    clickable_ids = [cid for site in site_map.values() for page in site.values() for cid in page["data"]]
+    assert len(clickable_ids) == len(set(clickable_ids))
+    episodes = []
+    for split in ("train", "val", "test"):
+        found = read_json(built, f"webvln/seen/{split}.json")
+        assert len({episode["idx"] for episode in found}) == len(found)
+        episodes += found
+    assert len(episodes) == 4 and all(isinstance(episode["idx"], int) for episode in episodes)
+    for episode in episodes:
+        assert set(episode) == {"idx", "target", "path", "QA"} and len(episode["QA"]) == 2
+        site = episode["path"][0].split("_")[0]
+        graph = site_map[site]
+        assert all(url_id in graph for url_id in episode["path"])
+        for here, there in zip(episode["path"], episode["path"][1:], strict=False):
+            assert there in {button["next_url_id"] for button in graph[here]["data"].values()}
+        target = episode["path"][-1]
+        for n, page in enumerate(episode["path"]):
+            assert shortest[site][page][target] == episode["path"][n:]
+    # The home page links straight to /item/1 (/deals did): the episode takes the short way.
+    crops = [
+        name
+        for site in site_map.values()
+        for page in site.values()
+        for b in page["data"].values()
+        for name in b["imgs"]
+    ]
+    assert crops and all(f"webvln/imgs/{name}" in paths(built) for name in crops)
+    Image.open(io.BytesIO(read(built, f"webvln/imgs/{crops[0]}"))).verify()
+
+
+def test_webquest_records_reference_files_that_exist(admin_user, rater):
+    data.screen_pair(rater)
+    data.screen_pair(rater, screens=3, reasoning_types=["comparison"])
+    recorded, steps = data.trace(rater, ["/", "/a", "/b", "/c"], uncleared=(3,))
+    data.trace_pair(rater, recorded, steps, relevant=(1, 2))
+    built = build_now(release(admin_user, families=["webquest"]))
+    records = []
+    for path in sorted(path for path in paths(built) if path.startswith("records/webquest/")):
+        records += [json.loads(line) for line in read(built, path).decode().splitlines()]
+    assert len(records) == 3
+    kinds = sorted(record["kind"] for record in records)
+    assert kinds == ["multi", "single", "trace"]
+    for record in records:
+        assert {"id", "kind", "category", "screens", "question", "answers", "answer_type", "reasoning_types"} <= set(
+            record
+        )
+        for screen in record["screens"]:
+            stored = read(built, screen["image"])
+            assert hashlib.sha256(stored).hexdigest() == screen["image"].split("/")[1].split(".")[0]
+    trace_record = next(record for record in records if record["kind"] == "trace")
+    assert [screen["relevant"] for screen in trace_record["screens"]] == [False, True, True]  # step 3 not cleared
+    assert [step["screen"] is None for step in trace_record["steps"]] == [False, False, False, True]
+    assert trace_record["steps"][1]["url_before"].endswith("/") and trace_record["steps"][1]["url_after"].endswith("/a")
+
+
+def test_a_pending_or_rejected_asset_appears_in_no_file(admin_user, rater):
+    kept = data.screen_pair(rater)
+    data.screen_pair(rater, screen_state=Asset.ReviewState.PENDING_REVIEW)
+    data.screen_pair(rater, screen_state=Asset.ReviewState.REJECTED)
+    recorded, steps = data.trace(rater, ["/", "/a", "/b"], uncleared=(0,))
+    data.trace_pair(rater, recorded, steps, relevant=(1, 2))
+    data.webqa_image_pair(rater)
+    pair = data.webqa_image_pair(rater, keyword="red")
+    pending_negative = data.image_source(state=Asset.ReviewState.PENDING_REVIEW)
+    pair.distractors.create(kind="image", image=pending_negative, method="visual", score=0.1, rank=9)
+    built = build_now(release(admin_user))
+    uncleared = Asset.objects.exclude(review_state="cleared")
+    assert uncleared.count() == 4
+    everything = b"".join(read(built, path) for path in sorted(paths(built)))
+    for asset in uncleared:
+        with open_asset(asset) as handle:
+            raw = handle.read()
+        assert asset.sha256.encode() not in everything
+        assert base64.b64encode(raw) not in everything
+    assert built.counts["excluded"] == {"uncleared_evidence": 2}
+    assert ReleaseItem.objects.filter(release=built, qa_pair=kept).exists()
+
+
+def open_asset(asset):
+    from django.core.files.storage import default_storage
+
+    return default_storage.open(asset.storage_key, "rb")
