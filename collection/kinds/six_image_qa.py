@@ -5,6 +5,7 @@ from django.db import transaction
 from rest_framework import serializers
 
 from hits.kinds.base import TaskKind
+from mining.categories import categorise, keyword_problem
 
 from ..models import Evidence, ImageGroup, QAPair
 from ..pairs import pairs_written, summary_of
@@ -54,6 +55,16 @@ class ImageQuestion(serializers.Serializer):
 
     def validate_keyword_answer(self, keyword):
         return check_keyword_answer(keyword)
+
+    def validate(self, data):
+        # The scorer marks colour, shape, yes/no and number answers only in its own words:
+        # a keyword answer outside them would score nothing, however right.
+        category = categorise({"split_kind": "image", **data})
+        problem = keyword_problem(category, data["keyword_answer"])
+        if problem:
+            raise serializers.ValidationError({"keyword_answer": problem})
+        data["question_category"] = category
+        return data
 
 
 class SixImageQASubmission(serializers.Serializer):
@@ -142,6 +153,7 @@ class SixImageQA(TaskKind):
                 question=pair["question"],
                 answer=pair["answer"],
                 keyword_answer=pair["keyword_answer"],
+                question_category=pair["question_category"],
                 image_group_id=group_id,
                 author_id=assignment.worker_id,
                 assignment=assignment,

@@ -5,6 +5,7 @@ from django.db import transaction
 from rest_framework import serializers
 
 from hits.kinds.base import TaskKind
+from mining.categories import keyword_problem
 
 from ..models import Evidence, QAPair, Snippet
 from ..pairs import pairs_written, summary_of
@@ -70,6 +71,9 @@ class TextMultihopSubmission(serializers.Serializer):
         return check_keyword_answer(keyword)
 
     def validate(self, data):
+        problem = keyword_problem("text", data["keyword_answer"])
+        if problem:
+            raise serializers.ValidationError({"keyword_answer": problem})
         fact, url = data["fact"].strip(), data["fact_url"].strip()
         if fact and not url:
             raise serializers.ValidationError({"fact_url": "Give the address of the page the fact comes from."})

@@ -156,6 +156,26 @@ def test_six_image_task_holds_the_guidelines(six_image_task):
     assert not QAPair.objects.exists()
 
 
+def test_closed_class_keyword_answers_must_use_the_scorers_words(six_image_task):
+    client, assignment_id, images, _ = six_image_task
+    answer = _good(images)
+    answer["pairs"][1].update(
+        question="What colour is the lantern room of the tallest lighthouse on the headland?",
+        answer="The lantern room of the tallest lighthouse is bright red.",
+        keyword_answer="crimsonish",
+    )
+    answer["pairs"][2].update(keyword_answer="perhaps")
+    fields = api_error(_submit(client, assignment_id, answer), 400, "invalid")["fields"]
+    assert "colour" in fields["answer.pairs.1.keyword_answer"][0]
+    assert "“yes” or “no”" in fields["answer.pairs.2.keyword_answer"][0]
+    assert not QAPair.objects.exists()
+    answer["pairs"][1]["keyword_answer"] = "red"
+    answer["pairs"][2]["keyword_answer"] = "no"
+    assert _submit(client, assignment_id, answer).status_code == 200
+    categories = list(QAPair.objects.order_by("id").values_list("question_category", flat=True))
+    assert categories == ["YesNo", "color", "YesNo"]
+
+
 def test_six_image_task_writes_three_webqa_pairs_with_their_images(six_image_task):
     client, assignment_id, images, group = six_image_task
     written = []

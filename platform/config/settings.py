@@ -264,6 +264,28 @@ QUALITY_MIN_AGREEMENT = float(os.environ.get("QUALITY_MIN_AGREEMENT", "0.6"))
 QUALITY_MIN_PAIRS = int(os.environ.get("QUALITY_MIN_PAIRS", "5"))
 QUALITY_MIN_ACCEPTANCE = float(os.environ.get("QUALITY_MIN_ACCEPTANCE", "0.5"))
 
+# --- Mining ---------------------------------------------------------------------------------
+# Hard negatives mined per question, of each kind (platform/mining, docs/mining.md).
+MINING_TEXT_PER_QUESTION = int(os.environ.get("MINING_TEXT_PER_QUESTION", "15"))
+MINING_IMAGE_PER_QUESTION = int(os.environ.get("MINING_IMAGE_PER_QUESTION", "15"))
+MINING_SCREEN_PER_QUESTION = int(os.environ.get("MINING_SCREEN_PER_QUESTION", "15"))
+# At most this many of a question's image distractors are chosen for looking like its evidence.
+MINING_VISUAL_PER_QUESTION = int(os.environ.get("MINING_VISUAL_PER_QUESTION", "5"))
+# Perceptual hashes this close (differing bits of 64) are the same picture: never a distractor.
+MINING_NEAR_DUPLICATE_BITS = int(os.environ.get("MINING_NEAR_DUPLICATE_BITS", "10"))
+# Beyond this many differing bits an image no longer counts as looking like the evidence.
+MINING_VISUAL_MAX_BITS = int(os.environ.get("MINING_VISUAL_MAX_BITS", "24"))
+# BM25 candidates read per wanted distractor, before exclusions (more are read when short).
+MINING_CANDIDATES_FACTOR = int(os.environ.get("MINING_CANDIDATES_FACTOR", "3"))
+# QA pairs per chunk (one Celery task each), retries of a failed chunk and the wait between.
+MINING_CHUNK_SIZE = int(os.environ.get("MINING_CHUNK_SIZE", "500"))
+MINING_CHUNK_RETRIES = int(os.environ.get("MINING_CHUNK_RETRIES", "3"))
+MINING_RETRY_SECONDS = float(os.environ.get("MINING_RETRY_SECONDS", "2"))
+# How long a chunk waits for QA pairs another run is writing before it gives up and retries.
+MINING_LOCK_TIMEOUT_SECONDS = float(os.environ.get("MINING_LOCK_TIMEOUT_SECONDS", "5"))
+# Where workers keep a run's index while the run lasts.
+MINING_INDEX_DIR = Path(os.environ.get("MINING_INDEX_DIR", VAR_DIR / "mining-index"))
+
 # --- Releases -----------------------------------------------------------------------------
 # Dataset release builds (platform/releases): QA pairs read and written per chunk, the
 # storage folder releases go under, the queue their builds run on (a worker of its own
