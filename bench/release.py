@@ -11,7 +11,9 @@ cleared), and fills the tables in bulk with SQL: WebQuest single- and multi-scre
 to the size and builds a release of all of them in a fresh child process (so each peak
 RSS is that build's own): snapshot, records, WebQA files, image copies, manifest,
 publish. It prints the time of each stage, the total, and the child's peak RSS; memory is
-flat when the largest build's peak stays within 20% of the smallest's.
+flat when the largest build's peak stays within 20% of the smallest's. After each build it
+also times the JSON Lines records alone (the build writes them in the same pass as
+WebQA's files), read from the snapshot and stored under a scratch prefix.
 
 ``--scale 0.1`` multiplies every size (for a quick run). Images come from a pool of
 ``--screens`` + ``--images`` files, so the build copies that many files, not one per pair.
@@ -200,6 +202,8 @@ def build_in_this_process(size, chunk):
     from releases.models import Release
     from releases.snapshot import take_snapshot
 
+    Release.objects.filter(name=f"bench-{size}").delete()  # a repeated run builds afresh
+    build.delete_prefix(f"releases/bench-{size}")
     release = services.create_release(
         name=f"bench-{size}", version="1.0.0", families=["webquest", "webqa"], created_by=User.objects.first()
     )
@@ -224,10 +228,28 @@ def build_in_this_process(size, chunk):
     build._publish(release_id=release.pk, attempt=1, prefix=prefix, built=built)
     progress(stage="done")
     total = time.perf_counter() - started
+    records_alone = time_records_alone(release)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"size": size, "items": built["counts"]["items"], "files": built["file_count"],
                       "bytes": built["manifest"]["total_size"], "seconds": total, "stages": stages,
-                      "peak_rss_mb": peak_mb}))  # fmt: skip
+                      "records_alone": records_alone, "peak_rss_mb": peak_mb}))  # fmt: skip
+
+
+def time_records_alone(release):
+    """The JSON Lines records on their own (the build writes them in one pass with WebQA's
+    files): read from the snapshot, written and stored under a scratch prefix."""
+    from releases import build
+    from releases.formats.records import RecordsWriter
+    from releases.storage import ReleaseFiles, delete_prefix
+
+    prefix = f"releases/{release.name}/{release.version}/records-alone"
+    started = time.perf_counter()
+    records = RecordsWriter(ReleaseFiles(prefix))
+    build.write_items(release=release, writers=[records], progress=build.no_progress)
+    records.finish()
+    seconds = time.perf_counter() - started
+    delete_prefix(prefix)
+    return seconds
 
 
 def main():
@@ -262,12 +284,17 @@ def main():
         results.append(result)
         stages = ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in result["stages"].items())
         print(f"Built {result['items']:,} pairs: {result['seconds']:.1f} s, peak RSS {result['peak_rss_mb']:.0f} MB, "
-              f"{result['files']:,} files, {result['bytes'] / 1e6:.0f} MB ({stages})")  # fmt: skip
-    print("\n| QA pairs | build (s) | snapshot (s) | records + WebQA (s) | peak RSS (MB) |")
-    print("|---:|---:|---:|---:|---:|")
+              f"{result['files']:,} files, {result['bytes'] / 1e6:.0f} MB ({stages}; "
+              f"records alone {result['records_alone']:.1f} s)")  # fmt: skip
+    print(
+        "\n| QA pairs | build (s) | snapshot (s) | records + WebQA (s) | images (s) | records alone (s) | peak RSS (MB) |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|")
     for result in results:
-        print(f"| {result['items']:,} | {result['seconds']:.1f} | {result['stages'].get('snapshot', 0):.1f} | "
-              f"{result['stages'].get('records', 0):.1f} | {result['peak_rss_mb']:.0f} |")  # fmt: skip
+        stages = result["stages"]
+        print(f"| {result['items']:,} | {result['seconds']:.1f} | {stages.get('snapshot', 0):.1f} | "
+              f"{stages.get('records', 0):.1f} | {stages.get('images', 0):.1f} | {result['records_alone']:.1f} | "
+              f"{result['peak_rss_mb']:.0f} |")  # fmt: skip
     if len(results) > 1:
         growth = results[-1]["peak_rss_mb"] / results[0]["peak_rss_mb"] - 1
         print(

@@ -124,7 +124,11 @@ class ReleaseItem(models.Model):
             models.UniqueConstraint(fields=["release", "guid"], name="release_item_guid_unique"),
             models.CheckConstraint(condition=Q(split__in=["", *SPLITS]), name="release_item_split_known"),
         ]
-        indexes = [models.Index(fields=["release", "split", "guid"], name="release_item_split_guid")]
+        indexes = [
+            models.Index(fields=["release", "split", "guid"], name="release_item_split_guid"),
+            # Builds read a release's items in id order, a chunk at a time.
+            models.Index(fields=["release", "id"], name="release_item_order"),
+        ]
 
 
 class ReleaseAsset(models.Model):

@@ -6,9 +6,15 @@ or nothing. Each pair becomes a ``ReleaseItem`` holding everything the formats w
 the content hash of every image it references; builds read only those rows afterwards.
 Only assets a reviewer cleared are referenced: a pair whose evidence is not cleared is left
 out (and counted), other uncleared screens and distractors are dropped from its record.
+
+It is the slow part of a build, so it writes in bulk: each chunk's items go to the database
+in one ``COPY`` on PostgreSQL (each record serialised once, for its hash and its row), its
+assets in one upsert, and the WebQA images are numbered by one ``UPDATE``.
 """
 
+import csv
 import hashlib
+import io
 import json
 import re
 from collections import defaultdict
@@ -16,13 +22,14 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count
-from django.db.models.functions import Lower, Trim
+from django.db.models import Count, F, Value
+from django.db.models.functions import Coalesce, Lower, NullIf, Trim
 from django.utils import timezone
 
 from assets.models import Asset
 from collection.models import Evidence, QAPair, TraceStep
 from mining.models import Distractor
+from validation.models import ReferenceAnswer
 
 from .formats.answers import keyword_fits_domain
 from .models import Release, ReleaseAsset, ReleaseItem
@@ -52,8 +59,13 @@ def guid_of(pair_id):
     return hashlib.sha256(f"trailmark-qa-pair-{pair_id}".encode()).hexdigest()[:32]
 
 
+def record_text(record):
+    """The record as stored and hashed: sorted keys, so equal records hash alike."""
+    return json.dumps(record, sort_keys=True, ensure_ascii=False)
+
+
 def content_hash(record):
-    return hashlib.sha256(json.dumps(record, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    return hashlib.sha256(record_text(record).encode()).hexdigest()
 
 
 def host_of(url):
@@ -89,20 +101,11 @@ def take_snapshot(*, release, progress):
                 record = record_or_reason
                 authors.add(pair["author_id"])
                 group = _group_key(pair, record)
-                items.append(
-                    ReleaseItem(
-                        release=release, qa_pair_id=pair["id"], guid=record["guid"], family=pair["family"],
-                        split=plan.split_of(record=record, group_key=group), group_key=group[:300],
-                        content_hash=content_hash(record), record=record,
-                    )
-                )  # fmt: skip
-            ReleaseItem.objects.bulk_create(items)
-            ReleaseAsset.objects.bulk_create(
-                [ReleaseAsset(release=release, **fields) for fields in shipped.assets.values()], ignore_conflicts=True
-            )
+                split = plan.split_of(record=record, group_key=group)
+                items.append((pair["id"], record["guid"], pair["family"], split, group[:300], record))
+            _store_items(release, items)
+            _store_assets(release, shipped.assets.values())
             licences |= shipped.licences
-            webqa = [sha for sha, fields in shipped.assets.items() if fields["webqa_image"]]
-            ReleaseAsset.objects.filter(release=release, sha256__in=webqa, webqa_image=False).update(webqa_image=True)
             done += len(chunk)
             progress(stage="snapshot", done=done, persist=False)
         _number_webqa_images(release)
@@ -116,17 +119,66 @@ def take_snapshot(*, release, progress):
     return counts, snapshot_at
 
 
+ITEM_COLUMNS = ("release_id", "qa_pair_id", "guid", "family", "split", "group_key", "content_hash", "record")
+
+
+def _store_items(release, items):
+    """One chunk's items, ``(pair id, guid, family, split, group key, record)`` each."""
+    if connection.vendor != "postgresql":
+        ReleaseItem.objects.bulk_create(
+            ReleaseItem(release=release, qa_pair_id=pair_id, guid=guid, family=family, split=split,
+                        group_key=group, content_hash=content_hash(record), record=record)
+            for pair_id, guid, family, split, group, record in items
+        )  # fmt: skip
+        return
+    # COPY in CSV form, every field quoted (so "" is an empty string, not NULL).
+    buffer = io.StringIO()
+    rows = csv.writer(buffer, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    for pair_id, guid, family, split, group, record in items:
+        text = record_text(record)
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        rows.writerow((release.pk, pair_id, guid, family, split, group, digest, text))
+    buffer.seek(0)
+    table = connection.ops.quote_name(ReleaseItem._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.copy_expert(f"COPY {table} ({', '.join(ITEM_COLUMNS)}) FROM STDIN WITH (FORMAT csv)", buffer)
+
+
+def _store_assets(release, assets):
+    """One chunk's shipped assets: new ones inserted, and an asset a WebQA record uses
+    marked as a WebQA image even when an earlier chunk inserted it unmarked."""
+    assets = sorted(assets, key=lambda fields: fields["sha256"])  # rows locked in one order
+    if connection.vendor != "postgresql":
+        rows = [ReleaseAsset(release=release, **fields) for fields in assets]
+        ReleaseAsset.objects.bulk_create(
+            [row for row in rows if row.webqa_image],
+            update_conflicts=True, unique_fields=["release", "sha256"], update_fields=["webqa_image"],
+        )  # fmt: skip
+        ReleaseAsset.objects.bulk_create([row for row in rows if not row.webqa_image], ignore_conflicts=True)
+        return
+    table = connection.ops.quote_name(ReleaseAsset._meta.db_table)
+    columns = ("asset_id", "sha256", "format", "storage_key", "webqa_image")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} AS shipped (release_id, {', '.join(columns)})"
+            f" SELECT %s, * FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::boolean[])"
+            f" ON CONFLICT (release_id, sha256) DO UPDATE SET webqa_image = true"
+            f" WHERE excluded.webqa_image AND NOT shipped.webqa_image",
+            [release.pk, *([fields[column] for fields in assets] for column in columns)],
+        )
+
+
 def _number_webqa_images(release):
     """WebQA images are numbered 0, 1, 2, … in hash order: image_id = 30,000,000 + n."""
-    rows = ReleaseAsset.objects.filter(release=release, webqa_image=True).order_by("sha256").only("id")
-    batch = []
-    for index, row in enumerate(rows.iterator(chunk_size=2000)):
-        row.image_index = index
-        batch.append(row)
-        if len(batch) == 2000:
-            ReleaseAsset.objects.bulk_update(batch, ["image_index"])
-            batch = []
-    ReleaseAsset.objects.bulk_update(batch, ["image_index"])
+    table = connection.ops.quote_name(ReleaseAsset._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET image_index = numbered.n FROM ("
+            f"  SELECT id, row_number() OVER (ORDER BY sha256) - 1 AS n FROM {table}"
+            f"  WHERE release_id = %s AND webqa_image"
+            f") AS numbered WHERE {table}.id = numbered.id",
+            [release.pk],
+        )
 
 
 # --- Records ------------------------------------------------------------------------------
@@ -225,9 +277,11 @@ def _records(chunk, shipped):
     trace_ids = {pair["trace_id"] for pair in chunk if pair["trace_id"]}
     for row in TraceStep.objects.filter(trace_id__in=trace_ids).order_by("trace_id", "position").values(*STEP_FIELDS):
         steps[row["trace_id"]].append(row)
+    references = _references(ids)
     for pair in chunk:
         kept = Shipped()
-        record = _record(pair, evidence[pair["id"]], distractors[pair["id"]], steps.get(pair["trace_id"], []), kept)
+        rows = (evidence[pair["id"]], distractors[pair["id"]], steps.get(pair["trace_id"], []))
+        record = _record(pair, *rows, references.get(pair["id"]), kept)
         if not isinstance(record, str):
             for sha, fields in kept.assets.items():
                 entry = shipped.assets.setdefault(sha, fields)
@@ -236,7 +290,21 @@ def _records(chunk, shipped):
         yield pair, record
 
 
-def _record(pair, evidence_rows, distractor_rows, step_rows, kept):
+def _references(ids):
+    """``{pair id: (keyword answer, [sentence, ...])}`` of the pairs' reference sets, the
+    sentences in the order they were written."""
+    found = {}
+    rows = (
+        ReferenceAnswer.objects.filter(reference_set__qa_pair_id__in=ids)
+        .order_by("reference_set__qa_pair_id", "created_at", "id")
+        .values_list("reference_set__qa_pair_id", "reference_set__keyword_answer", "answer")
+    )
+    for pair_id, keyword, answer in rows:
+        found.setdefault(pair_id, (keyword, []))[1].append(answer)
+    return found
+
+
+def _record(pair, evidence_rows, distractor_rows, step_rows, references, kept):
     webqa = pair["family"] == "webqa"
     evidence = []
     for row in evidence_rows:
@@ -282,7 +350,7 @@ def _record(pair, evidence_rows, distractor_rows, step_rows, kept):
         "topic": pair["image_group__label"] or pair["category__slug"] or "",
         "question": pair["question"],
         "answer": pair["answer"],
-        "keyword_answer": pair["keyword_answer"],
+        "keyword_answer": pair["keyword_answer"] if pair["keyword_answer"].strip() or not references else references[0],
         "answer_type": pair["answer_type"],
         "reasoning_types": list(pair["reasoning_types"] or []),
         "question_category": pair["question_category"],
@@ -292,6 +360,8 @@ def _record(pair, evidence_rows, distractor_rows, step_rows, kept):
         "steps": steps,
         "negatives": negatives,
     }
+    if references and references[1]:  # only then, so a pair without them hashes as before
+        record["reference_answers"] = references[1]
     return _check_family(record) or record
 
 
@@ -364,11 +434,16 @@ def _group_key(pair, record):
     return f"pair:{pair['id']}"
 
 
+def keyword_answer():
+    """A pair's keyword answer as its record has it: its own, else its reference set's."""
+    return Coalesce(NullIf(Trim("keyword_answer"), Value("")), F("reference_set__keyword_answer"), Value(""))
+
+
 def answer_counts(pairs, categories):
     """``{(category, keyword): count}`` of closed-class answers, normalised, counted in SQL."""
     rows = (
         pairs.filter(family="webqa", question_category__in=categories)
-        .annotate(keyword=Lower(Trim("keyword_answer")))
+        .annotate(keyword=Lower(Trim(keyword_answer())))
         .values("question_category", "keyword")
         .annotate(n=Count("id"))
     )

@@ -36,7 +36,7 @@ class SplitPlan:
 
     @classmethod
     def make(cls, *, release, pairs):
-        from .snapshot import answer_counts  # the query lives with the other snapshot reads
+        from .snapshot import answer_counts, keyword_answer  # the queries live with the other snapshot reads
 
         percents = (release.train_percent, release.val_percent, release.test_percent)
         if release.split_strategy != release.SplitStrategy.ADVERSARIAL:
@@ -52,8 +52,9 @@ class SplitPlan:
         anchors = {}
         first = (
             pairs.filter(family="webqa", image_group__isnull=False, question_category__in=ADVERSARIAL_CATEGORIES)
+            .annotate(keyword=keyword_answer())
             .order_by("image_group_id", "id")
-            .values_list("image_group_id", "question_category", "keyword_answer")
+            .values_list("image_group_id", "question_category", "keyword")
         )
         for group, category, keyword in first.iterator(chunk_size=5000):
             if group not in anchors:

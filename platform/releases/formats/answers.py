@@ -1,5 +1,6 @@
-"""The answer domains of WebQA's accuracy metric: a closed-class keyword answer outside
-them scores 0 however right it is, so releases leave such pairs out (and count them)."""
+"""A record's answers, and the answer domains of WebQA's accuracy metric: a closed-class
+keyword answer outside them scores 0 however right it is, so releases leave such pairs out
+(and count them)."""
 
 import json
 import re
@@ -21,3 +22,12 @@ def keyword_fits_domain(category, keyword):
     if category in domains():
         return any(word in domains()[category] for word in words)
     return True
+
+
+def answers_of(record):
+    """The pair's answer, then the reference answers validators wrote, each once."""
+    answers = [record["answer"]]
+    for answer in record.get("reference_answers", ()):
+        if answer not in answers:
+            answers.append(answer)
+    return answers

@@ -57,8 +57,8 @@ Families: {", ".join(FAMILY_NAMES.get(f, f) for f in sorted(release.families))}.
 ## Files
 
 - `records/<family>/<split>.jsonl`: every QA pair, one JSON object per line: `id`, `family`,
-  `kind` (single, multi, trace, image, text), `category`, `question`, `answers`,
-  `answer_type` (integer, float, string), `reasoning_types`, `screens` (in order: `id`,
+  `kind` (single, multi, trace, image, text), `category`, `question`, `answers` (the
+  author's, then any reference answers validators wrote), `answer_type` (integer, float, string), `reasoning_types`, `screens` (in order: `id`,
   `image` path, `url`, `title`, `captured_at`, `relevant`), for traces the `steps` (action,
   target element, `url_before`, `url_after`), for image and text questions `images`,
   `snippets`, `keyword_answer`, `question_category`, and mined `negatives`. The WebQuest
@@ -102,7 +102,10 @@ research use; the sites' own terms apply to their content.
 
 ## Known limitations
 
-- Each pair has one reference answer; validators' variants are not yet included.
+- Only test candidates get reference answers (full sentences by up to five other raters);
+  other pairs have their author's answer alone. WebQA's `A` lists the author's answer, then
+  the reference answers; `Keywords_A` is the author's keyword answer, else the one a
+  reference writer gave.
 - WebVLN graphs only contain pages and links the traces recorded; a target unreachable
   from the site's home page in that graph is left out of the episodes.
 - Splits keep a trace, a six-image group, a site's navigation graph or a screenshot in one

@@ -5,6 +5,8 @@ steps, the question, its accepted answers, the answer type and reasoning types."
 
 import json
 
+from .answers import answers_of
+
 KINDS = {"single_screen": "single", "multi_screen": "multi", "trace": "trace", "image": "image", "text": "text"}
 ANSWER_TYPES = {"integer": "integer", "decimal": "float", "text": "string"}
 EXTENSIONS = {"png": "png", "jpeg": "jpg", "webp": "webp"}
@@ -67,7 +69,7 @@ def record_of(record):
         "category": record["category"],
         "topic": record["topic"],
         "question": record["question"],
-        "answers": [record["answer"]],
+        "answers": answers_of(record),
         "keyword_answer": record["keyword_answer"],
         "answer_type": ANSWER_TYPES.get(record["answer_type"], "string"),
         "reasoning_types": record["reasoning_types"],

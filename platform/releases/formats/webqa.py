@@ -8,6 +8,7 @@ import hashlib
 import json
 
 from ..snapshot import webqa_category
+from .answers import answers_of
 from .records import image_path
 
 IMAGE_ID_BASE = 30_000_000
@@ -93,12 +94,12 @@ class WebQAWriter:
             for n, fact in enumerate(txt_pos + txt_neg):
                 fact["snippet_id"] = f"{guid}_{n}"
             record.update(
-                A=[source["answer"]], Keywords_A=source["keyword_answer"], Qcate=qcate, topic=source["topic"],
+                A=answers_of(source), Keywords_A=source["keyword_answer"], Qcate=qcate, topic=source["topic"],
                 split=split, img_posFacts=img_pos, img_negFacts=img_neg, txt_posFacts=txt_pos, txt_negFacts=txt_neg,
             )  # fmt: skip
             self._write("WebQA_train_val.json", guid, record)
         if split in ("val", "test"):
-            answers = json.dumps([_cell(source["answer"])], ensure_ascii=False)
+            answers = json.dumps([_cell(answer) for answer in answers_of(source)], ensure_ascii=False)
             self._key_row(split, [guid, qcate, source["question"], answers, source["keyword_answer"], "[]", "[]"])
 
     def finish(self):

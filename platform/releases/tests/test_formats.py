@@ -11,8 +11,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from accounts.models import Role
 from assets.models import Asset
 from releases.models import ReleaseItem
+from releases.snapshot import guid_of
+from tests.factories import UserFactory
 
 from . import data
 from .helpers import build_now, paths, read, read_json, release
@@ -127,6 +130,53 @@ def test_closed_class_keywords_outside_the_scorers_domain_are_left_out(admin_use
     built = build_now(release(admin_user, families=["webqa"]))
     assert built.counts["excluded"] == {"keyword_outside_answer_domain": 2}
     assert built.counts["items"] == 2
+
+
+def _reference_answers(pair, admin, writers, sentences, keyword):
+    """``writers`` write reference answers for ``pair`` as the References task takes them,
+    in this order, the first also the keyword answer. Each writer is handed the oldest
+    task they have not written for, so the test chooses pairs and writers in step."""
+    from hits import services as hits
+    from validation.references import choose_for_references
+
+    (reference_set,) = choose_for_references(qa_pairs=[pair], actor=admin)
+    for n, (writer, sentence) in enumerate(zip(writers, sentences, strict=False)):
+        assignment, _ = hits.request_next_task(worker=writer, batch_id=reference_set.task.batch_id)
+        assert assignment.task_id == reference_set.task_id
+        answer = {"answer": sentence, "keyword_answer": keyword if n == 0 else ""}
+        hits.submit_assignment(assignment_id=assignment.pk, worker=writer, data=answer)
+
+
+def test_webqa_answers_are_the_pairs_then_its_reference_answers(admin_user, rater):
+    without_keyword = data.webqa_image_pair(rater, keyword="")
+    without_keyword.answer = "The kettle is white."
+    without_keyword.save(update_fields=["answer"])
+    writers = [UserFactory(role=Role.RATER) for _ in range(2)]
+    # Two of five written: the set's keyword answer is not yet copied to the pair.
+    sentences = ["It is a white kettle.", "The kettle is white."]
+    _reference_answers(without_keyword, admin_user, writers, sentences, "white")
+    with_keyword = data.webqa_text_pair(rater, keyword="Lisbon")
+    _reference_answers(with_keyword, admin_user, writers, ["Lisbon is the capital."], "the city of Lisbon")
+    plain = data.webqa_text_pair(rater, keyword="Porto")
+    without_keyword.refresh_from_db()
+    assert without_keyword.keyword_answer == ""
+
+    built = build_now(release(admin_user, families=["webqa"], train_percent=100, val_percent=0))
+    assert built.state == "published", built.message
+    assert built.counts["items"] == 3 and not built.counts["excluded"]
+    train_val = read_json(built, "webqa/WebQA_train_val.json")
+    records = {guid_of(pair.pk): pair for pair in (without_keyword, with_keyword, plain)}
+    by_pair = {records[guid]: record for guid, record in train_val.items()}
+    # The pair's own answer first, then each reference answer once, in the order written.
+    assert by_pair[without_keyword]["A"] == ["The kettle is white.", "It is a white kettle."]
+    assert by_pair[without_keyword]["Keywords_A"] == "white"
+    assert by_pair[with_keyword]["A"] == ["The answer is Lisbon.", "Lisbon is the capital."]
+    assert by_pair[with_keyword]["Keywords_A"] == "Lisbon"
+    assert by_pair[plain]["A"] == ["The answer is Porto."]
+    lines = read(built, "records/webqa/train.jsonl").decode().splitlines()
+    jsonl = {json.loads(line)["id"]: json.loads(line) for line in lines}
+    assert jsonl[guid_of(without_keyword.pk)]["answers"] == ["The kettle is white.", "It is a white kettle."]
+    assert jsonl[guid_of(without_keyword.pk)]["keyword_answer"] == "white"
 
 
 def _webvln_release(admin_user, rater):
