@@ -2,16 +2,17 @@
 keyword answer outside them scores 0 however right it is, so releases leave such pairs out
 (and count them)."""
 
-import json
 import re
 from functools import cache
-from pathlib import Path
+
+from mining.categories import answer_domains
 
 
 @cache
 def domains():
-    data = json.loads((Path(__file__).with_name("webqa_answer_domains.json")).read_text())
-    return {"color": set(data["color"]), "shape": set(data["shape"]), "YesNo": set(data["yesno"])}
+    """The scorer's word lists (kept once, with the categoriser: ``mining.categories``)."""
+    data = answer_domains()
+    return {"color": data["color"], "shape": data["shape"], "YesNo": data["yesno"]}
 
 
 def keyword_fits_domain(category, keyword):
