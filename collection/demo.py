@@ -96,7 +96,20 @@ def _example(author, split_kind, category, question, answer, reasoning, pages):
         Evidence.objects.create(qa_pair=pair, position=position, screen=_screen(author, url, title, rows), note=note)
 
 
+def _ensure_defaults():
+    """The default categories and block list come from a migration; a database emptied
+    since (e.g. ``flush``) gets them back, so that the demo can always load."""
+    from importlib import import_module
+
+    from django.apps import apps
+
+    defaults = import_module("collection.migrations.0003_default_categories")
+    defaults.add_categories(apps, None)
+    defaults.add_blocks(apps, None)
+
+
 def load(*, out):
+    _ensure_defaults()
     report = import_sites(text=SITES_CSV)
     if report.created:
         out(f"Added {report.created} sites to the catalogue.")

@@ -2,7 +2,7 @@
 
 from django.contrib.auth import get_user_model
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -23,7 +23,10 @@ from .serializers import (
     TestStatusSerializer,
 )
 
+_SLUG = OpenApiParameter("slug", str, OpenApiParameter.PATH, description="The test's slug.")
 
+
+@extend_schema_view(retrieve=extend_schema(parameters=[_SLUG]), attempts=extend_schema(parameters=[_SLUG]))
 class QualificationTestViewSet(viewsets.ViewSet):
     """Qualification tests with your standing in each; ``attempts/`` submits one attempt."""
 

@@ -1,3 +1,4 @@
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from .models import QualificationAttempt, QualificationItem
@@ -45,6 +46,19 @@ class ReferenceSetsInSerializer(serializers.Serializer):
     qa_pairs = serializers.ListField(child=serializers.IntegerField(min_value=1), allow_empty=False, max_length=500)
 
 
+class DisqualificationEntrySerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    reason = serializers.CharField()
+    active = serializers.BooleanField()
+
+
+class QualificationChangeEntrySerializer(serializers.Serializer):
+    qualification = serializers.SlugField()
+    action = serializers.CharField()
+    reason = serializers.CharField()
+    at = serializers.DateTimeField()
+
+
 class QualitySerializer(serializers.Serializer):
     worker = serializers.IntegerField(source="profile.user_id")
     approval_rate = serializers.FloatField(source="profile.approval_rate", allow_null=True)
@@ -57,12 +71,14 @@ class QualitySerializer(serializers.Serializer):
     disqualifications = serializers.SerializerMethodField()
     qualification_history = serializers.SerializerMethodField()
 
+    @extend_schema_field(DisqualificationEntrySerializer(many=True))
     def get_disqualifications(self, standing):
         return [
             {"kind": row["record"].kind, "reason": row["record"].reason, "active": row["record"].lifted_at is None}
             for row in standing.disqualifications
         ]
 
+    @extend_schema_field(QualificationChangeEntrySerializer(many=True))
     def get_qualification_history(self, standing):
         return [
             {"qualification": c.qualification.slug, "action": c.action, "reason": c.reason, "at": c.created_at}

@@ -18,7 +18,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def published(admin_user, rater):
+def published(admin_user, rater, queued):
+    # ``queued`` first: in these committing tests a build would otherwise go to the
+    # session's Celery worker too, which has a storage folder of its own.
     data.screen_pair(rater)
     data.screen_pair(rater, screens=2)
     data.webqa_image_pair(rater, keyword="white")
