@@ -218,6 +218,21 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Many resources have a "state" or a "kind"; each set of choices gets its own name.
+    "ENUM_NAME_OVERRIDES": {
+        "BatchStateEnum": "hits.models.Batch.State",
+        "AssignmentStateEnum": "hits.models.Assignment.State",
+        "TraceStateEnum": "collection.models.Trace.State",
+        "QAPairStateEnum": "collection.models.QAPair.State",
+        "PoolImportKindEnum": "collection.models.PoolImport.Kind",
+        # Pool imports and mining chunks share one set: queued, running, done, failed.
+        "JobStateEnum": "collection.models.PoolImport.State",
+        "DistractorKindEnum": "mining.models.Distractor.Kind",
+        "MiningRunScopeEnum": "mining.models.MiningRun.Scope",
+        "MiningRunStateEnum": "mining.models.MiningRun.State",
+        "ReasoningCheckStateEnum": "mining.models.ReasoningCheck.State",
+        "ReleaseStateEnum": "releases.models.Release.State",
+    },
 }
 
 # --- Work engine ------------------------------------------------------------------------
