@@ -127,6 +127,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "hits.tasks.expire_overdue_assignments",
         "schedule": timedelta(seconds=float(os.environ.get("EXPIRY_SWEEP_SECONDS", "60"))),
     },
+    # Adds the assignment changes the database logged to the dashboards' tallies.
+    "fold-dashboard-changes": {
+        "task": "dashboards.tasks.fold_changes",
+        "schedule": timedelta(seconds=float(os.environ.get("DASHBOARD_FOLD_SECONDS", "60"))),
+    },
 }
 
 # --- Files ------------------------------------------------------------------------------

@@ -1,17 +1,40 @@
 """The dashboards' numbers, each computed by the database in a fixed number of queries,
-however many rows there are."""
+however many rows there are.
 
-from datetime import timedelta
+Counts of assignments come from the tallies (``models.py``): the ``…Total`` views add the
+changes not folded in yet, so they are exact, and reading them costs the same with ten
+assignments or a million.
+"""
+
+from collections import Counter
+from datetime import UTC, timedelta
 
 from django.db import connection
-from django.db.models import Aggregate, Avg, Count, ExpressionWrapper, F, FloatField, Max, Min, Q, Sum
-from django.db.models.functions import Coalesce, NullIf, TruncDay, TruncHour
+from django.db.models import (
+    Aggregate,
+    Avg,
+    Case,
+    Count,
+    ExpressionWrapper,
+    F,
+    FloatField,
+    Max,
+    Min,
+    OuterRef,
+    Subquery,
+    Sum,
+    TextField,
+    When,
+)
+from django.db.models.functions import Cast, Coalesce, NullIf, TruncDay, TruncHour
 from django.utils import timezone
 
 from accounts.models import User
 from collection.models import Evidence, QAPair, ReasoningType, TraceStep
 from hits.models import Assignment, Batch, Task
 from validation.models import ReviewItem
+
+from .models import DONE_STATES, BatchStateTotal, SubmissionTotal
 
 State = Assignment.State
 
@@ -28,33 +51,59 @@ class Median(Aggregate):
         return Avg(*self.source_expressions, filter=self.filter).as_sql(compiler, connection)
 
 
+def median_active_seconds(worker):
+    """A subquery: the median active time of the done assignments of ``worker`` (an
+    ``OuterRef`` to a user's id)."""
+    done = Assignment.objects.filter(worker=worker, state__in=DONE_STATES).order_by()
+    return Subquery(done.values("worker").annotate(median=Median("active_seconds")).values("median"))
+
+
+def last_submitted(worker):
+    """A subquery: the latest submission of ``worker`` (an ``OuterRef`` to a user's id)."""
+    mine = Assignment.objects.filter(worker=worker).order_by()
+    return Subquery(mine.values("worker").annotate(latest=Max("submitted_at")).values("latest"))
+
+
+def _submissions(*, since, key=None, period=None):
+    """Submissions at or after ``since`` counted by ``key`` (an expression over a batch)
+    and ``period`` (a truncation of time), either or both: ``{(period, key): n}``, no zeros.
+
+    Whole hours come from the submission tallies; the part of an hour at the start is
+    counted from the assignments themselves (an index on ``submitted_at`` finds them)."""
+    whole = since.astimezone(UTC).replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
+    counts = Counter()
+    for rows, moment, count in (
+        (SubmissionTotal.objects.filter(hour__gte=whole), "hour", Sum("submitted")),
+        (Assignment.objects.filter(submitted_at__gte=since, submitted_at__lt=whole), "submitted_at", Count("id")),
+    ):
+        groups = {"key": key} if key is not None else {}
+        if period is not None:
+            groups["period"] = period(moment)
+        for row in rows.values(**groups).annotate(n=count).order_by():
+            counts[row.get("period"), row.get("key")] += row["n"]
+    return {group: n for group, n in counts.items() if n}
+
+
 # --- Batches ----------------------------------------------------------------------------------
 
 
 def batch_progress():
-    """Per batch: tasks, slots wanted and taken, assignments by state, the last day's
-    submissions and, from those, an estimate of the hours to finish."""
+    """Per batch: tasks, slots wanted, assignments by state, the last day's submissions
+    and, from those, an estimate of the hours to finish."""
     since = timezone.now() - timedelta(hours=24)
     batches = list(Batch.objects.order_by("-created_at").values("id", "name", "kind", "state", "created_at"))
     tasks = {
         row["batch"]: row
-        for row in Task.objects.values("batch").annotate(
-            tasks=Count("id"), wanted=Sum("assignments_wanted"), taken=Sum("slots_taken")
-        )
+        for row in Task.objects.values("batch").annotate(tasks=Count("id"), wanted=Sum("assignments_wanted")).order_by()
     }
     states = {}
-    for row in Assignment.objects.values("batch", "state").annotate(n=Count("id")).order_by():
-        states.setdefault(row["batch"], {})[row["state"]] = row["n"]
-    recent = dict(
-        Assignment.objects.filter(submitted_at__gte=since)
-        .values("batch")
-        .annotate(n=Count("id"))
-        .values_list("batch", "n")
-    )
+    for batch_id, state, n in BatchStateTotal.objects.values_list("batch", "state", "assignments"):
+        states.setdefault(batch_id, {})[state] = n
+    recent = {batch_id: n for (_period, batch_id), n in _submissions(since=since, key=F("batch")).items()}
     rows = []
     for batch in batches:
         counts = states.get(batch["id"], {})
-        task = tasks.get(batch["id"], {"tasks": 0, "wanted": 0, "taken": 0})
+        task = tasks.get(batch["id"], {"tasks": 0, "wanted": 0})
         done = counts.get(State.APPROVED, 0) + counts.get(State.SUBMITTED, 0)
         remaining = max(0, (task["wanted"] or 0) - done)
         per_hour = recent.get(batch["id"], 0) / 24
@@ -77,14 +126,8 @@ def batch_progress():
 
 def completion_by_day(days=30):
     """Submissions per day, for the completion chart."""
-    since = timezone.now() - timedelta(days=days)
-    return list(
-        Assignment.objects.filter(submitted_at__gte=since)
-        .annotate(day=TruncDay("submitted_at"))
-        .values("day")
-        .annotate(submitted=Count("id"))
-        .order_by("day")
-    )
+    counts = _submissions(since=timezone.now() - timedelta(days=days), period=TruncDay)
+    return [{"day": day, "submitted": n} for (day, _key), n in sorted(counts.items())]
 
 
 # --- Queues -------------------------------------------------------------------------------------
@@ -107,8 +150,14 @@ def queues():
         depth=Count("id"), oldest=Min("created_at")
     )
     rows.append({"queue": "Validation (QA pairs waiting)", **pending})
-    spot = Assignment.objects.filter(state=State.SUBMITTED).aggregate(depth=Count("id"), oldest=Min("submitted_at"))
-    rows.append({"queue": "Submissions waiting for a decision", **spot})
+    waiting = Assignment.objects.filter(state=State.SUBMITTED, submitted_at__isnull=False)
+    rows.append(
+        {
+            "queue": "Submissions waiting for a decision",
+            **BatchStateTotal.objects.filter(state=State.SUBMITTED).aggregate(depth=Coalesce(Sum("assignments"), 0)),
+            **waiting.aggregate(oldest=Min("submitted_at")),
+        }
+    )
     for row in rows:
         row["age_hours"] = round((now - row["oldest"]).total_seconds() / 3600, 1) if row["oldest"] else None
     return rows
@@ -127,13 +176,8 @@ def throughput(*, hours=48, days=30):
 
 
 def _submissions_per(truncate, *, since):
-    return list(
-        Assignment.objects.filter(submitted_at__gte=since)
-        .annotate(period=truncate("submitted_at"))
-        .values("period", kind=F("batch__kind"))
-        .annotate(submitted=Count("id"))
-        .order_by("period", "kind")
-    )
+    counts = _submissions(since=since, key=F("batch__kind"), period=truncate)
+    return [{"period": period, "kind": kind, "submitted": n} for (period, kind), n in sorted(counts.items())]
 
 
 # --- Workers ---------------------------------------------------------------------------------------
@@ -149,22 +193,27 @@ WORKER_SORTS = {
 
 def workers(*, sort="done", query="", flag=""):
     """One row per worker who has done work: HITs done, approval rate, median active time,
-    effective hourly pay, flags. Sorted and filtered in the database."""
+    effective hourly pay, flags. Sorted, filtered and paginated in the database.
+
+    Sums come from the worker tallies. The median and the latest submission are as of the
+    last fold, unless the worker's changes since add or remove an active time or a
+    submission time: then they are read from the worker's assignments (an index holds
+    them)."""
     judged = F("profile__approved_count") + F("profile__rejected_count")
-    done_states = [State.SUBMITTED, State.APPROVED, State.REJECTED]
-    done = Q(assignments__state__in=done_states)
     rows = (
-        User.objects.annotate(
-            done=Count("assignments", filter=done),
-            median_seconds=Median("assignments__active_seconds", filter=done),
-            earned=Coalesce(Sum("assignments__pay"), 0, output_field=FloatField())
-            + Coalesce(Sum("assignments__bonus"), 0, output_field=FloatField()),
-            active_hours=Coalesce(Sum("assignments__active_seconds", filter=done), 0, output_field=FloatField())
-            / 3600.0,
-            last_submitted=Max("assignments__submitted_at"),
-        )
-        .filter(done__gt=0)
+        User.objects.filter(dashboard_total__done__gt=0)
         .annotate(
+            done=F("dashboard_total__done"),
+            median_seconds=Case(
+                When(dashboard_total__times_changed=0, then=F("dashboard_total__median_seconds")),
+                default=median_active_seconds(OuterRef("pk")),
+            ),
+            earned=Cast("dashboard_total__earned", FloatField()),
+            active_hours=Cast("dashboard_total__active_seconds", FloatField()) / 3600.0,
+            last_submitted=Case(
+                When(dashboard_total__submissions_changed=0, then=F("dashboard_total__last_submitted")),
+                default=last_submitted(OuterRef("pk")),
+            ),
             approval_rate=ExpressionWrapper(F("profile__approved_count") * 1.0 / NullIf(judged, 0), FloatField()),
             hourly_pay=ExpressionWrapper(F("earned") / NullIf(F("active_hours"), 0), FloatField()),
         )
@@ -211,22 +260,38 @@ def worker_submissions(*, worker):
 
 def dataset():
     """What the collected data looks like: QA pairs by family, split, category, state,
-    reasoning type and question category; screens per trace and per multi-screen pair."""
-    pairs = QAPair.objects.all()
-    by = {
-        name: list(pairs.values(key).annotate(n=Count("id")).order_by("-n"))
-        for name, key in (
-            ("family", "family"),
-            ("split_kind", "split_kind"),
-            ("category", "category__name"),
-            ("state", "state"),
-            ("question_category", "question_category"),
-        )
+    reasoning type and question category; screens per trace and per multi-screen pair.
+
+    One pass over the QA pairs counts every combination of the five plain breakdowns (a
+    few thousand at most), another every distinct list of reasoning types; each breakdown
+    is summed from those."""
+    breakdowns = {
+        "family": "family",
+        "split_kind": "split_kind",
+        "category": "category__name",
+        "state": "state",
+        "question_category": "question_category",
     }
-    reasoning = pairs.aggregate(
-        **{value: Count("id", filter=Q(reasoning_types__icontains=f'"{value}"')) for value in ReasoningType.values}
-    )
-    by["reasoning_type"] = [{"reasoning_type": key, "n": n} for key, n in reasoning.items()]
+    counts = {name: Counter() for name in breakdowns}
+    for row in QAPair.objects.values(*breakdowns.values()).annotate(n=Count("id")).order_by():
+        for name, key in breakdowns.items():
+            counts[name][row[key]] += row["n"]
+    by = {
+        name: [
+            {breakdowns[name]: value, "n": n}
+            for value, n in sorted(counts[name].items(), key=lambda item: (-item[1], item[0] is None, item[0] or ""))
+        ]
+        for name in breakdowns
+    }
+    reasoning = Counter({value: 0 for value in ReasoningType.values})
+    lists = QAPair.objects.values(listed=Cast("reasoning_types", TextField())).annotate(n=Count("id")).order_by()
+    for row in lists:
+        # What the database's case-insensitive LIKE on the list's JSON text matches.
+        listed = (row["listed"] or "").upper()
+        for value in ReasoningType.values:
+            if f'"{value}"'.upper() in listed:
+                reasoning[value] += row["n"]
+    by["reasoning_type"] = [{"reasoning_type": value, "n": n} for value, n in reasoning.items()]
     steps = TraceStep._meta.db_table
     evidence, qa = Evidence._meta.db_table, QAPair._meta.db_table
     with connection.cursor() as cursor:
@@ -235,8 +300,8 @@ def dataset():
         )
         per_trace = [{"screens": n, "traces": count} for n, count in cursor.fetchall()]
         cursor.execute(
-            f"SELECT n, COUNT(*) FROM (SELECT e.qa_pair_id, COUNT(*) AS n FROM {evidence} e JOIN {qa} q ON q.id = e.qa_pair_id"
-            f" WHERE q.split_kind = %s GROUP BY e.qa_pair_id) AS t GROUP BY n ORDER BY n",
+            f"SELECT n, COUNT(*) FROM (SELECT q.id, COUNT(*) AS n FROM {qa} q JOIN {evidence} e ON e.qa_pair_id = q.id"
+            f" WHERE q.split_kind = %s GROUP BY q.id) AS t GROUP BY n ORDER BY n",
             [QAPair.SplitKind.MULTI_SCREEN],
         )
         per_example = [{"screens": n, "examples": count} for n, count in cursor.fetchall()]

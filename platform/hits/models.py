@@ -159,6 +159,14 @@ class Assignment(models.Model):
             models.Index(fields=["worker", "-assigned_at"], name="assignment_worker_recent"),
             models.Index(fields=["batch", "state"], name="assignment_batch_state"),
             models.Index(fields=["expires_at"], condition=Q(state="assigned"), name="assignment_open_expiry"),
+            # For the staff dashboards (platform/dashboards): submissions by time, and a
+            # worker's work by state with its active and submission times.
+            models.Index(
+                fields=["submitted_at"], condition=Q(submitted_at__isnull=False), name="assignment_submitted_at"
+            ),
+            models.Index(
+                fields=["worker", "state", "active_seconds", "submitted_at"], name="assignment_worker_work_time"
+            ),
         ]
         constraints = [
             # Never the same task twice for one worker, whatever became of the first try.
