@@ -240,4 +240,6 @@
   restoreFields(start);
   render();
   showAnswerType();
+  // Marks the page as ready for input (the script is deferred; the page shows before it runs).
+  document.querySelector("[data-testid=capture]").dataset.ready = "1";
 })();

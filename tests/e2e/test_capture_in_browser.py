@@ -60,7 +60,7 @@ def _tick_and_submit(page, reasoning):
 def _start(page, live_server, rater, batch_name):
     log_in(page, live_server.url, rater.username, PASSWORD)
     page.locator("tr", has_text=batch_name).get_by_role("button", name="Start").click()
-    expect(page.get_by_test_id("capture")).to_be_visible()
+    expect(page.get_by_test_id("capture")).to_have_attribute("data-ready", "1")  # its script has run
 
 
 def test_single_screen_task_with_a_refused_file_and_a_reload(page, live_server, rater):
