@@ -31,8 +31,8 @@ from django.utils import timezone
 
 from accounts.models import User
 from collection.models import Evidence, QAPair, ReasoningType, TraceStep
-from hits.models import Assignment, Batch, Task
-from validation.models import ReviewItem
+from hits.models import Assignment, Batch, Disqualification, Task
+from validation.models import ReferenceSet, ReviewItem
 
 from .models import DONE_STATES, BatchStateTotal, SubmissionTotal
 
@@ -150,6 +150,12 @@ def queues():
         depth=Count("id"), oldest=Min("created_at")
     )
     rows.append({"queue": "Validation (QA pairs waiting)", **pending})
+    collecting = (
+        ReferenceSet.objects.annotate(answers_in=Count("answers"))
+        .filter(answers_in__lt=F("task__assignments_wanted"))
+        .aggregate(depth=Count("id"), oldest=Min("created_at"))
+    )
+    rows.append({"queue": "Reference answers (test items still collecting)", **collecting})
     waiting = Assignment.objects.filter(state=State.SUBMITTED, submitted_at__isnull=False)
     rows.append(
         {
@@ -188,7 +194,18 @@ WORKER_SORTS = {
     "approval": "approval_rate",
     "median": "-median_seconds",
     "hourly": "-hourly_pay",
+    "agreement": "agreement_rate",
 }
+
+
+# How many kinds of work a worker is disqualified from.
+_active_disqualifications = (
+    Disqualification.objects.filter(worker=OuterRef("pk"), lifted_at__isnull=True)
+    .order_by()
+    .values("worker")
+    .annotate(n=Count("id"))
+    .values("n")
+)
 
 
 def workers(*, sort="done", query="", flag=""):
@@ -216,6 +233,10 @@ def workers(*, sort="done", query="", flag=""):
             ),
             approval_rate=ExpressionWrapper(F("profile__approved_count") * 1.0 / NullIf(judged, 0), FloatField()),
             hourly_pay=ExpressionWrapper(F("earned") / NullIf(F("active_hours"), 0), FloatField()),
+            agreement_rate=ExpressionWrapper(
+                F("quality__judgements_agreeing") * 1.0 / NullIf(F("quality__judgements_decided"), 0), FloatField()
+            ),
+            disqualified_from=Coalesce(Subquery(_active_disqualifications), 0),
         )
         .values(
             "id",
@@ -228,6 +249,8 @@ def workers(*, sort="done", query="", flag=""):
             "approval_rate",
             "hourly_pay",
             "last_submitted",
+            "agreement_rate",
+            "disqualified_from",
             "profile__blocked",
             "profile__approved_count",
             "profile__rejected_count",
@@ -239,6 +262,8 @@ def workers(*, sort="done", query="", flag=""):
         rows = rows.filter(profile__blocked=True)
     elif flag == "low-approval":
         rows = rows.filter(profile__rejected_count__gte=5, approval_rate__lt=0.8)
+    elif flag == "disqualified":
+        rows = rows.filter(disqualified_from__gt=0)
     order = WORKER_SORTS.get(sort, "-done")
     field = order.lstrip("-")
     return rows.order_by(

@@ -99,8 +99,8 @@ def _series(rows):
     )
 
 
-WORKER_COLUMNS = ["id", "username", "role", "done", "approval_rate", "median_seconds", "earned", "active_hours",
-                  "hourly_pay", "last_submitted", "profile__blocked"]  # fmt: skip
+WORKER_COLUMNS = ["id", "username", "role", "done", "approval_rate", "agreement_rate", "median_seconds", "earned",
+                  "active_hours", "hourly_pay", "last_submitted", "profile__blocked", "disqualified_from"]  # fmt: skip
 
 
 @login_required

@@ -48,6 +48,11 @@ def test_admin_sees_the_numbers_and_a_rater_gets_403(page, live_server, admin_us
     tabs.get_by_role("link", name="Dataset").click()
     expect(page.get_by_test_id("screens-per-trace")).to_be_visible()
 
+    # A batch's name leads to its spot check.
+    tabs.get_by_role("link", name="Batches").click()
+    page.get_by_role("link", name="Dashboard batch").click()
+    expect(page.get_by_role("heading", name="Spot check: Dashboard batch")).to_be_visible()
+
     page.get_by_role("button", name="Log out").click()
     log_in(page, live_server.url, rater.username, PASSWORD)
     response = page.goto(f"{live_server.url}/dashboards/workers/")
