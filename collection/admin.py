@@ -70,6 +70,21 @@ class QAPairAdmin(admin.ModelAdmin):
     search_fields = ["question", "answer"]
     raw_id_fields = ["author", "assignment", "trace", "image_group"]
     inlines = [EvidenceInline]
+    actions = ["collect_reference_answers"]
+
+    @admin.action(description="Collect five reference answers for the selected accepted pairs (test candidates)")
+    def collect_reference_answers(self, request, queryset):
+        from config.errors import DomainError
+        from validation.references import choose_for_references
+
+        try:
+            made = choose_for_references(qa_pairs=list(queryset), actor=request.user)
+        except DomainError as refusal:
+            self.message_user(request, refusal.message, messages.ERROR)
+            return
+        skipped = queryset.count() - len(made)
+        note = f"; {skipped} skipped (not accepted, or already chosen)" if skipped else ""
+        self.message_user(request, f"{len(made)} pairs now collect reference answers{note}.")
 
     def save_model(self, request, obj, form, change):
         # A category set by staff sticks: the categorisation job leaves it alone.

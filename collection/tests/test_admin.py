@@ -79,3 +79,22 @@ def test_admin_disqualifies_and_lifts(client, admin_user, rater):
     client.post("/admin/hits/disqualification/", {"action": "lift", "_selected_action": [record.pk]})
     record.refresh_from_db()
     assert record.lifted_at is not None
+
+
+def test_admin_chooses_accepted_pairs_as_test_candidates(client, admin_user, rater):
+    from collection.models import QAPair
+    from validation.models import ReferenceSet
+
+    accepted, pending = (
+        QAPair.objects.create(family="webqa", question=f"Q{n}?", answer="A full answer.", state=state, author=rater)
+        for n, state in enumerate(["accepted", "pending_validation"])
+    )
+    client.force_login(admin_user)
+    response = client.post(
+        "/admin/collection/qapair/",
+        {"action": "collect_reference_answers", "_selected_action": [accepted.pk, pending.pk]},
+        follow=True,
+    )
+    assert "1 pairs now collect reference answers; 1 skipped" in response.content.decode()
+    reference_set = ReferenceSet.objects.get()
+    assert reference_set.qa_pair == accepted and reference_set.task.assignments_wanted == 5
