@@ -10,11 +10,10 @@ from PIL import Image, ImageDraw
 
 from accounts.models import User
 from assets.services import store_image
+from hits import registry
 from hits.demo import open_demo_batch
 
 from .grouping import group_triples
-from .kinds.image_filter import make_filter_tasks
-from .kinds.text_multihop_qa import make_text_tasks
 from .models import ImageSource, ImageTriple, Snippet
 from .pools import snippet_digest
 
@@ -162,37 +161,20 @@ def load(*, out):
             digest=snippet_digest(title, text),
             defaults={"title": title, "text": text, "topic": topic, "url": "https://example.org/harrowmouth"},
         )
-    batch = open_demo_batch(
-        name=FILTER_BATCH,
-        kind="image_filter",
-        description="Ten images found for one topic: pick three that differ but belong together.",
-        reward="0.10",
-        payloads=[],
-        out=out,
-    )
-    if batch is not None:
-        out(f"Added {make_filter_tasks(batch=batch)} image filter tasks.")
-    batch = open_demo_batch(
-        name=TEXT_BATCH,
-        kind="text_multihop_qa",
-        description="Four short texts about a coastal town: write a question that needs two of them.",
-        reward="0.40",
-        payloads=[],
-        out=out,
-    )
-    if batch is not None:
-        out(f"Added {make_text_tasks(batch=batch)} text tasks.")
-    batch = open_demo_batch(
-        name=SIX_IMAGE_BATCH,
-        kind="six_image_qa",
-        description="Six related images with descriptions: write three questions that need the pictures.",
-        reward="0.60",
-        payloads=[],
-        out=out,
-    )
-    if batch is not None:
-        _example_triples(admin)
-        out(f"Grouped the example image triples into {group_triples(batch_id=batch.pk)} six-image tasks.")
+    batches = [
+        (FILTER_BATCH, "image_filter", "0.10", "Ten images found for one topic: pick three that differ but belong together."),
+        (TEXT_BATCH, "text_multihop_qa", "0.40", "Four short texts about a coastal town: write a question that needs two of them."),
+        (SIX_IMAGE_BATCH, "six_image_qa", "0.60", "Six related images with descriptions: write three questions that need the pictures."),
+    ]  # fmt: skip
+    for name, kind, reward, description in batches:
+        batch = open_demo_batch(name=name, kind=kind, description=description, reward=reward, payloads=[], out=out)
+        if batch is None:
+            continue
+        if kind == "six_image_qa":  # grouped here and now, not by the background job
+            _example_triples(admin)
+            out(f"{name}: the example triples make {group_triples(batch_id=batch.pk)} six-image tasks.")
+        else:  # the kind's own filling: pool images in tens, snippets in fours
+            out(f"{name}: {registry.get(kind).fill(batch=batch)}")
 
 
 def _example_triples(admin):

@@ -1,6 +1,8 @@
-"""Running test code in several threads that all start at the same moment."""
+"""Running test code in several threads that all start at the same moment, and waiting
+for work done in another process."""
 
 import threading
+import time
 
 from django.db import connections
 
@@ -26,3 +28,14 @@ def at_once(work, arguments, *, timeout=60):
     for thread in threads:
         thread.join(timeout=timeout)
     return results, errors
+
+
+def wait_for(check, seconds=30):
+    """Polls ``check()`` until it is true (returns True) or ``seconds`` pass (False):
+    for work a Celery worker does in its own process."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return False

@@ -8,7 +8,7 @@ from rest_framework import serializers
 from hits.kinds.base import TaskKind
 
 from ..models import ImageSource, ImageTriple
-from .webqa import checked_ids, int_list
+from .webqa import checked_ids, existing_ids, int_list
 
 FILTER_SIZE = 10
 PICKS = 3
@@ -21,13 +21,7 @@ class ImageFilterInput(serializers.Serializer):
     )
 
     def validate_images(self, ids):
-        if len(set(ids)) != len(ids):
-            raise serializers.ValidationError("An image is listed twice.")
-        found = set(ImageSource.objects.filter(pk__in=ids).values_list("pk", flat=True))
-        missing = [pk for pk in ids if pk not in found]
-        if missing:
-            raise serializers.ValidationError(f"There is no pool image {missing[0]}.")
-        return ids
+        return existing_ids(ids, model=ImageSource, what="image")
 
 
 class ImageFilterSubmission(serializers.Serializer):

@@ -9,16 +9,7 @@ from mining.categories import categorise, keyword_problem
 
 from ..models import Evidence, ImageGroup, QAPair
 from ..pairs import pairs_written, summary_of
-from .webqa import (
-    ANSWER_ERRORS,
-    KEYWORD_ERRORS,
-    QUESTION_ERRORS,
-    check_full_sentence,
-    check_keyword_answer,
-    check_standalone_question,
-    checked_ids,
-    int_list,
-)
+from .webqa import WebQAAnswer, checked_ids, int_list
 
 PAIRS = 3
 CHECKLIST = {
@@ -36,25 +27,13 @@ class SixImageTaskInput(serializers.Serializer):
         return {"group": super().to_internal_value(data)["group"].pk}
 
 
-class ImageQuestion(serializers.Serializer):
+class ImageQuestion(WebQAAnswer):
     images = serializers.ListField(child=serializers.IntegerField(min_value=1), allow_empty=True)
-    question = serializers.CharField(max_length=1000, error_messages=QUESTION_ERRORS)
-    answer = serializers.CharField(max_length=1000, error_messages=ANSWER_ERRORS)
-    keyword_answer = serializers.CharField(max_length=100, error_messages=KEYWORD_ERRORS)
 
     def validate_images(self, ids):
         if not 1 <= len(ids) <= 2:
             raise serializers.ValidationError(f"Tick the one or two images the answer needs; you ticked {len(ids)}.")
         return checked_ids(ids, allowed=self.context["images"], what="image")
-
-    def validate_question(self, question):
-        return check_standalone_question(question)
-
-    def validate_answer(self, answer):
-        return check_full_sentence(answer)
-
-    def validate_keyword_answer(self, keyword):
-        return check_keyword_answer(keyword)
 
     def validate(self, data):
         # The scorer marks colour, shape, yes/no and number answers only in its own words:

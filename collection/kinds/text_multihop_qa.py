@@ -9,16 +9,7 @@ from mining.categories import keyword_problem
 
 from ..models import Evidence, QAPair, Snippet
 from ..pairs import pairs_written, summary_of
-from .webqa import (
-    ANSWER_ERRORS,
-    KEYWORD_ERRORS,
-    QUESTION_ERRORS,
-    check_full_sentence,
-    check_keyword_answer,
-    check_standalone_question,
-    checked_ids,
-    int_list,
-)
+from .webqa import WebQAAnswer, checked_ids, existing_ids, int_list
 
 SNIPPETS = 4
 MIN_CITED = 2
@@ -30,20 +21,11 @@ class TextTaskInput(serializers.Serializer):
     )
 
     def validate_snippets(self, ids):
-        if len(set(ids)) != len(ids):
-            raise serializers.ValidationError("A snippet is listed twice.")
-        found = set(Snippet.objects.filter(pk__in=ids).values_list("pk", flat=True))
-        missing = [pk for pk in ids if pk not in found]
-        if missing:
-            raise serializers.ValidationError(f"There is no pool snippet {missing[0]}.")
-        return ids
+        return existing_ids(ids, model=Snippet, what="snippet")
 
 
-class TextMultihopSubmission(serializers.Serializer):
+class TextMultihopSubmission(WebQAAnswer):
     snippets = serializers.ListField(child=serializers.IntegerField(min_value=1), allow_empty=True)
-    question = serializers.CharField(max_length=1000, error_messages=QUESTION_ERRORS)
-    answer = serializers.CharField(max_length=1000, error_messages=ANSWER_ERRORS)
-    keyword_answer = serializers.CharField(max_length=100, error_messages=KEYWORD_ERRORS)
     fact = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
     fact_url = serializers.URLField(
         max_length=2000,
@@ -60,15 +42,6 @@ class TextMultihopSubmission(serializers.Serializer):
                 f"You ticked {len(ids)}."
             )
         return checked_ids(ids, allowed=set(self.context["assignment"].task.payload["snippets"]), what="snippet")
-
-    def validate_question(self, question):
-        return check_standalone_question(question)
-
-    def validate_answer(self, answer):
-        return check_full_sentence(answer)
-
-    def validate_keyword_answer(self, keyword):
-        return check_keyword_answer(keyword)
 
     def validate(self, data):
         problem = keyword_problem("text", data["keyword_answer"])

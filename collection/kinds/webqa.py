@@ -19,6 +19,14 @@ _BOUND_TO_PAGE = re.compile(
 _SENTENCE_END = re.compile(r"[.!?][\"'”’)]*$")
 
 
+QUESTION_ERRORS = {"blank": "Write the question.", "required": "Write the question."}
+ANSWER_ERRORS = {"blank": "Write the answer as a full sentence.", "required": "Write the answer as a full sentence."}
+KEYWORD_ERRORS = {
+    "blank": "Give the keyword answer: the few words that answer the question.",
+    "required": "Give the keyword answer: the few words that answer the question.",
+}
+
+
 def check_standalone_question(question):
     match = _BOUND_TO_PAGE.search(question)
     if match:
@@ -56,14 +64,34 @@ def checked_ids(ids, *, allowed, what):
     return ids
 
 
+def existing_ids(ids, *, model, what):
+    """Task input: ``ids`` without repeats, each a ``model`` row, else a clear error."""
+    if len(set(ids)) != len(ids):
+        raise serializers.ValidationError(f"A {what} is listed twice.")
+    found = set(model.objects.filter(pk__in=ids).values_list("pk", flat=True))
+    missing = [pk for pk in ids if pk not in found]
+    if missing:
+        raise serializers.ValidationError(f"There is no pool {what} {missing[0]}.")
+    return ids
+
+
+class WebQAAnswer(serializers.Serializer):
+    """A WebQA question with its full-sentence and keyword answers, held to the guidelines."""
+
+    question = serializers.CharField(max_length=1000, error_messages=QUESTION_ERRORS)
+    answer = serializers.CharField(max_length=1000, error_messages=ANSWER_ERRORS)
+    keyword_answer = serializers.CharField(max_length=100, error_messages=KEYWORD_ERRORS)
+
+    def validate_question(self, question):
+        return check_standalone_question(question)
+
+    def validate_answer(self, answer):
+        return check_full_sentence(answer)
+
+    def validate_keyword_answer(self, keyword):
+        return check_keyword_answer(keyword)
+
+
 def int_list(values):
     """Form values as ints, dropping anything that is not a number (the server checks the rest)."""
     return [int(value) for value in values if str(value).isdigit()]
-
-
-QUESTION_ERRORS = {"blank": "Write the question.", "required": "Write the question."}
-ANSWER_ERRORS = {"blank": "Write the answer as a full sentence.", "required": "Write the answer as a full sentence."}
-KEYWORD_ERRORS = {
-    "blank": "Give the keyword answer: the few words that answer the question.",
-    "required": "Give the keyword answer: the few words that answer the question.",
-}

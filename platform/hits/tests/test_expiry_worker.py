@@ -1,6 +1,5 @@
 """Expiry through the real machinery: Celery beat, the Redis broker and a worker process."""
 
-import time
 from datetime import timedelta
 
 import pytest
@@ -8,18 +7,10 @@ from django.utils import timezone
 
 from hits import services, tasks
 from hits.models import Assignment
+from tests.concurrency import wait_for
 from tests.factories import open_batch
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
-
-
-def _wait_for(check, seconds=30):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.2)
-    return False
 
 
 def test_abandoned_assignment_expires_by_beat_and_the_task_is_handed_out_again(celery_worker, rater, other_rater):
@@ -27,7 +18,7 @@ def test_abandoned_assignment_expires_by_beat_and_the_task_is_handed_out_again(c
     abandoned, _ = services.request_next_task(worker=rater, batch_id=batch.pk)
     Assignment.objects.filter(pk=abandoned.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
 
-    assert _wait_for(lambda: Assignment.objects.get(pk=abandoned.pk).state == "expired"), "beat never expired it"
+    assert wait_for(lambda: Assignment.objects.get(pk=abandoned.pk).state == "expired"), "beat never expired it"
     handed, created = services.request_next_task(worker=other_rater, batch_id=batch.pk)
     assert created and handed.task_id == abandoned.task_id
 

@@ -1,27 +1,17 @@
 """Mining runs through the real machinery: the Redis broker, a Celery worker in its own
 process and PostgreSQL."""
 
-import time
-
 import pytest
 from django.db import transaction
 
 from collection.models import QAPair
 from mining import services
 from mining.models import Distractor, MiningChunk, MiningRun
+from tests.concurrency import wait_for
 
 from . import factories as make
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
-
-
-def _wait_for(check, seconds=60):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.2)
-    return False
 
 
 def _finished(run):
@@ -50,7 +40,7 @@ def pool_and_pairs():
 def test_a_run_on_the_worker_mines_every_chunk_and_a_second_run_changes_nothing(celery_worker, pool_and_pairs):
     pairs, trap = pool_and_pairs
     run = services.start_run(job=MiningRun.Job.MINE, chunk_size=2)
-    assert _wait_for(_finished(run)), "the run never finished"
+    assert wait_for(_finished(run), seconds=60), "the run never finished"
     run.refresh_from_db()
     assert run.state == MiningRun.State.DONE, run.message
     assert (run.total, run.processed, run.chunks.count()) == (5, 5, 3)
@@ -65,7 +55,7 @@ def test_a_run_on_the_worker_mines_every_chunk_and_a_second_run_changes_nothing(
     before = list(Distractor.objects.order_by("pk").values_list("pk", "created_at", "rank", "score"))
 
     again = services.start_run(job=MiningRun.Job.MINE, scope=MiningRun.Scope.ALL, chunk_size=2)
-    assert _wait_for(_finished(again))
+    assert wait_for(_finished(again), seconds=60)
     again.refresh_from_db()
     assert again.state == MiningRun.State.DONE and again.changed == 0
     assert list(Distractor.objects.order_by("pk").values_list("pk", "created_at", "rank", "score")) == before
@@ -77,12 +67,11 @@ def test_a_failing_chunk_is_retried_alone(celery_worker, pool_and_pairs):
     # Hold the middle chunk's first pair: its write waits out the lock timeout and fails.
     with transaction.atomic():
         QAPair.objects.select_for_update().get(pk=pairs[2].pk)
-        assert _wait_for(lambda: MiningChunk.objects.filter(run=run, number=1).exclude(error="").exists()), (
-            "the held chunk never failed"
-        )
+        held_failed = lambda: MiningChunk.objects.filter(run=run, number=1).exclude(error="").exists()  # noqa: E731
+        assert wait_for(held_failed, seconds=60), "the held chunk never failed"
         held = MiningChunk.objects.get(run=run, number=1)
         assert held.attempts == 1 and held.state == MiningChunk.State.QUEUED
-    assert _wait_for(_finished(run))
+    assert wait_for(_finished(run), seconds=60)
     run.refresh_from_db()
     assert run.state == MiningRun.State.DONE, run.message
     chunks = {chunk.number: chunk for chunk in run.chunks.all()}
