@@ -8,7 +8,7 @@ from rest_framework import serializers
 from hits.kinds.base import TaskKind
 
 from ..models import ImageSource, ImageTriple
-from .webqa import checked_ids, existing_ids, int_list
+from .webqa import add_pool_tasks, checked_ids, existing_ids, int_list
 
 FILTER_SIZE = 10
 PICKS = 3
@@ -94,24 +94,15 @@ class ImageFilter(TaskKind):
 
 
 def make_filter_tasks(*, batch, topics=None):
-    """Adds image filter tasks to ``batch``: each topic's pool images in sets of ten, in
-    import order. Sets already in the batch are not added again; a topic's last images,
-    fewer than ten, wait for more. Returns the number of tasks added."""
-    from hits.services import add_tasks
-
-    taken = {frozenset(task.payload["images"]) for task in batch.tasks.all()}
-    pool = ImageSource.objects.exclude(topic="").order_by("topic", "id")
+    """Adds image filter tasks to ``batch``: each topic's pool images in sets of ten.
+    Returns the number of tasks added."""
+    pool = ImageSource.objects.exclude(topic="")
     if topics:
         pool = pool.filter(topic__in=topics)
-    by_topic = {}
-    for topic, pk in pool.values_list("topic", "id"):
-        by_topic.setdefault(topic, []).append(pk)
-    payloads = []
-    for topic, ids in by_topic.items():
-        for start in range(0, len(ids) - FILTER_SIZE + 1, FILTER_SIZE):
-            chunk = ids[start : start + FILTER_SIZE]
-            if frozenset(chunk) not in taken:
-                payloads.append({"topic": topic, "images": chunk})
-    if payloads:
-        add_tasks(batch=batch, payloads=payloads)
-    return len(payloads)
+    return add_pool_tasks(
+        batch=batch,
+        pool=pool,
+        key="images",
+        size=FILTER_SIZE,
+        make_payload=lambda topic, ids: {"topic": topic, "images": ids},
+    )

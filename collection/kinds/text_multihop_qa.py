@@ -9,7 +9,7 @@ from mining.categories import keyword_problem
 
 from ..models import Evidence, QAPair, Snippet
 from ..pairs import pairs_written, summary_of
-from .webqa import WebQAAnswer, checked_ids, existing_ids, int_list
+from .webqa import WebQAAnswer, add_pool_tasks, checked_ids, existing_ids, int_list
 
 SNIPPETS = 4
 MIN_CITED = 2
@@ -112,23 +112,11 @@ class TextMultihopQA(TaskKind):
 
 
 def make_text_tasks(*, batch, topics=None):
-    """Adds text tasks to ``batch``: each topic's snippets in sets of four, in import order,
-    skipping sets already in the batch. Returns the number of tasks added."""
-    from hits.services import add_tasks
-
-    taken = {frozenset(task.payload["snippets"]) for task in batch.tasks.all()}
-    pool = Snippet.objects.order_by("topic", "id")
+    """Adds text tasks to ``batch``: each topic's snippets in sets of four. Returns the
+    number of tasks added."""
+    pool = Snippet.objects.all()
     if topics:
         pool = pool.filter(topic__in=topics)
-    by_topic = {}
-    for topic, pk in pool.values_list("topic", "id"):
-        by_topic.setdefault(topic, []).append(pk)
-    payloads = []
-    for ids in by_topic.values():
-        for start in range(0, len(ids) - SNIPPETS + 1, SNIPPETS):
-            chunk = ids[start : start + SNIPPETS]
-            if frozenset(chunk) not in taken:
-                payloads.append({"snippets": chunk})
-    if payloads:
-        add_tasks(batch=batch, payloads=payloads)
-    return len(payloads)
+    return add_pool_tasks(
+        batch=batch, pool=pool, key="snippets", size=SNIPPETS, make_payload=lambda topic, ids: {"snippets": ids}
+    )
