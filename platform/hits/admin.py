@@ -7,7 +7,7 @@ from config.admin import run_on_each
 from config.errors import DomainError
 
 from . import registry, services
-from .models import Assignment, Batch, Disqualification, Task, WorkEvent
+from .models import Assignment, Batch, Disqualification, KindRequirements, Task, WorkEvent
 
 
 class BatchForm(forms.ModelForm):
@@ -182,3 +182,20 @@ class DisqualificationAdmin(admin.ModelAdmin):
             lambda d: services.requalify(worker_id=d.worker_id, kind=d.kind, actor=request.user),
             "lifted",
         )
+
+
+class KindRequirementsForm(forms.ModelForm):
+    kind = forms.ChoiceField(choices=registry.choices)
+
+    class Meta:
+        model = KindRequirements
+        fields = ["kind", "required_qualifications", "min_approval_rate", "min_approved_count", "allowed_locales"]
+
+
+@admin.register(KindRequirements)
+class KindRequirementsAdmin(admin.ModelAdmin):
+    """Who may take one kind of work in every batch of it (each batch can add its own rules)."""
+
+    form = KindRequirementsForm
+    list_display = ["kind", "min_approval_rate", "min_approved_count", "allowed_locales"]
+    filter_horizontal = ["required_qualifications"]

@@ -257,3 +257,28 @@ class Disqualification(models.Model):
             ),
             models.CheckConstraint(condition=~Q(reason=""), name="disqualification_has_reason"),
         ]
+
+
+class KindRequirements(models.Model):
+    """Who may take work of one kind, in every batch of it, on top of each batch's own
+    rules: e.g. every six-image QA batch needs the image questions qualification."""
+
+    kind = models.CharField(max_length=64, unique=True)
+    required_qualifications = models.ManyToManyField("accounts.Qualification", blank=True, related_name="kinds")
+    min_approval_rate = models.DecimalField(
+        max_digits=4,
+        decimal_places=3,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        help_text="0–1; empty for none.",
+    )
+    min_approved_count = models.PositiveIntegerField(default=0)
+    allowed_locales = models.JSONField(default=list, blank=True, help_text='e.g. ["en-US", "en-GB"]; empty for any.')
+
+    def __str__(self):
+        return f"requirements of {self.kind}"
+
+    class Meta:
+        verbose_name = "kind requirements"
+        verbose_name_plural = "kind requirements"

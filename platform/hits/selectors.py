@@ -9,7 +9,7 @@ from accounts.models import QualificationGrant
 
 from . import registry
 from .kinds.base import ELIGIBLE, Eligibility
-from .models import Assignment, Batch, Disqualification, Task
+from .models import Assignment, Batch, Disqualification, KindRequirements, Task
 
 
 def batches_with_rules():
@@ -24,11 +24,13 @@ def disqualifications_of(worker):
     return dict(Disqualification.objects.filter(worker=worker, lifted_at__isnull=True).values_list("kind", "reason"))
 
 
-def eligibility(*, worker, batch, granted_slugs=None, disqualified=None):
+def eligibility(*, worker, batch, granted_slugs=None, disqualified=None, kind_rules=None):
     """Whether ``worker`` may take tasks from ``batch``; the reason says what to do if not.
 
-    ``granted_slugs`` and ``disqualified`` (``disqualifications_of``) save queries when
-    checking many batches for one worker.
+    The rules checked in turn: the account is not blocked, nor disqualified from the
+    kind; the kind's own rule (e.g. a role); the kind's requirements (``KindRequirements``);
+    the batch's. ``granted_slugs``, ``disqualified`` (``disqualifications_of``) and
+    ``kind_rules`` (``kind_requirements``) save queries when checking many batches.
     """
     profile = worker.profile
     if profile.blocked:
@@ -44,35 +46,64 @@ def eligibility(*, worker, batch, granted_slugs=None, disqualified=None):
     kind_rule = kind.check_eligibility(worker=worker)
     if not kind_rule.eligible:
         return kind_rule
-    required = list(batch.required_qualifications.all()) if getattr(batch, "has_requirements", True) else []
-    if required and granted_slugs is None:
-        granted_slugs = set(
-            QualificationGrant.objects.filter(user=worker).values_list("qualification__slug", flat=True)
-        )
+    if kind_rules is None:
+        kind_rules = kind_requirements()
+    checks = [(kind_rules.get(batch.kind), f"“{kind.title}”"), (batch, "This batch")]
+    for rules, subject in checks:
+        if rules is None:
+            continue
+        required = rules.qualifications if rules is not batch else _batch_qualifications(batch)
+        if required and granted_slugs is None:
+            granted_slugs = set(
+                QualificationGrant.objects.filter(user=worker).values_list("qualification__slug", flat=True)
+            )
+        verdict = _meets(rules, subject=subject, profile=profile, required=required, granted_slugs=granted_slugs)
+        if not verdict.eligible:
+            return verdict
+    return ELIGIBLE
+
+
+def _batch_qualifications(batch):
+    return list(batch.required_qualifications.all()) if getattr(batch, "has_requirements", True) else []
+
+
+def kind_requirements():
+    """Each kind's own requirements (``KindRequirements``), by kind name, with their
+    qualifications as ``.qualifications``."""
+    rules = {}
+    for row in KindRequirements.objects.prefetch_related("required_qualifications"):
+        row.qualifications = list(row.required_qualifications.all())
+        rules[row.kind] = row
+    return rules
+
+
+def _meets(rules, *, subject, profile, required, granted_slugs):
+    """Checks one set of rules (a batch's or a kind's); ``subject`` names it in the reason."""
     missing = [q.name for q in required if q.slug not in granted_slugs]
     if missing:
-        return Eligibility(False, "You need the qualification: " + ", ".join(missing) + ".")
-    if batch.allowed_locales and profile.locale not in batch.allowed_locales:
+        needs = "You need" if subject == "This batch" else f"{subject} needs"
+        return Eligibility(False, f"{needs} the qualification: " + ", ".join(missing) + ".")
+    if rules.allowed_locales and profile.locale not in rules.allowed_locales:
         return Eligibility(
             False,
-            f"This batch is for workers in {', '.join(batch.allowed_locales)}; your profile says {profile.locale}.",
+            f"{subject} is for workers in {', '.join(rules.allowed_locales)}; your profile says {profile.locale}.",
         )
-    if profile.approved_count < batch.min_approved_count:
+    if profile.approved_count < rules.min_approved_count:
         return Eligibility(
             False,
-            f"This batch needs {batch.min_approved_count} approved assignments; you have {profile.approved_count}.",
+            f"{subject} needs {rules.min_approved_count} approved assignments; you have {profile.approved_count}.",
         )
     rate = profile.approval_rate
-    if batch.min_approval_rate is not None and rate is not None and Decimal(str(rate)) < batch.min_approval_rate:
+    if rules.min_approval_rate is not None and rate is not None and Decimal(str(rate)) < rules.min_approval_rate:
         return Eligibility(
-            False, f"This batch needs an approval rate of {batch.min_approval_rate:.0%}; yours is {rate:.0%}."
+            False, f"{subject} needs an approval rate of {rules.min_approval_rate:.0%}; yours is {rate:.0%}."
         )
     return ELIGIBLE
 
 
 def open_batches_for(*, worker):
     """Open batches with, for each, the worker's eligibility and how many tasks are left
-    for them. Four queries, however many batches are open."""
+    for them. Five or six queries, however many batches are open."""
     tried_by_worker = Assignment.objects.filter(task=OuterRef("pk"), worker=worker)
     left_for_worker = (
         Task.objects.filter(batch=OuterRef("pk"), slots_taken__lt=F("assignments_wanted"))
@@ -92,12 +123,15 @@ def open_batches_for(*, worker):
     )
     granted = set(QualificationGrant.objects.filter(user=worker).values_list("qualification__slug", flat=True))
     disqualified = disqualifications_of(worker)
+    kind_rules = kind_requirements()
     known = {kind.name: kind for kind in registry.all_kinds()}
     return [
         {
             "batch": batch,
             "kind": known.get(batch.kind),
-            "eligibility": eligibility(worker=worker, batch=batch, granted_slugs=granted, disqualified=disqualified),
+            "eligibility": eligibility(
+                worker=worker, batch=batch, granted_slugs=granted, disqualified=disqualified, kind_rules=kind_rules
+            ),
             "available": batch.available,
         }
         for batch in batches

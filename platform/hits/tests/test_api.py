@@ -222,9 +222,9 @@ def test_hand_out_and_submit_take_a_fixed_number_of_queries(rater, api_for, djan
     batch = open_batch(tasks=40)
     client.get("/api/v1/me/")  # the token's first use records last_used_at
     # Counts include the SAVEPOINT and RELEASE that the test's own transaction adds, and the
-    # look-up of the worker's disqualifications.
+    # look-ups of the worker's disqualifications and of the kind's requirements.
     for _ in range(3):
-        with django_assert_max_num_queries(9):
+        with django_assert_max_num_queries(10):
             assignment = client.post("/api/v1/assignments/", {"batch": batch.pk}, format="json").json()
         with django_assert_max_num_queries(5):
             client.post(f"/api/v1/assignments/{assignment['id']}/submit/", {"answer": GOOD_ANSWER}, format="json")
