@@ -28,19 +28,21 @@ def normalise_keyword(keyword):
 
 
 class SplitPlan:
-    def __init__(self, *, seed, percents, answers=None, group_anchors=None):
+    def __init__(self, *, seed, percents, answers=None, group_anchors=None, joined=None):
         self.seed = seed
         self.percents = percents  # (train, val, test)
         self.answers = answers  # {category: {keyword: split}}, or None when not adversarial
         self.group_anchors = group_anchors or {}  # {image group id: split}
+        self.joined = joined or {}  # {group key: the key it is split with} (joined_groups)
 
     @classmethod
     def make(cls, *, release, pairs):
         from .snapshot import answer_counts, keyword_answer  # the queries live with the other snapshot reads
 
         percents = (release.train_percent, release.val_percent, release.test_percent)
+        joined = joined_groups(pairs) if "webvln" in release.families else {}
         if release.split_strategy != release.SplitStrategy.ADVERSARIAL:
-            return cls(seed=release.seed, percents=percents)
+            return cls(seed=release.seed, percents=percents, joined=joined)
         counts = answer_counts(pairs, ADVERSARIAL_CATEGORIES)
         answers = {
             category: partition_answers(
@@ -59,7 +61,7 @@ class SplitPlan:
         for group, category, keyword in first.iterator(chunk_size=5000):
             if group not in anchors:
                 anchors[group] = answers[category].get(normalise_keyword(keyword), "train")
-        return cls(seed=release.seed, percents=percents, answers=answers, group_anchors=anchors)
+        return cls(seed=release.seed, percents=percents, answers=answers, group_anchors=anchors, joined=joined)
 
     def to_json(self):
         return {"answers": self.answers} if self.answers is not None else {}
@@ -70,7 +72,7 @@ class SplitPlan:
         category = record["question_category"]
         if self.answers is not None and record["family"] == "webqa" and category in ADVERSARIAL_CATEGORIES:
             return self.answers[category].get(normalise_keyword(record["keyword_answer"]), "test")
-        return self.by_share(_unit(self.seed, group_key))
+        return self.by_share(_unit(self.seed, self.joined.get(group_key, group_key)))
 
     def by_share(self, unit):
         train, val, _test = self.percents
@@ -102,3 +104,44 @@ def partition_answers(counts, *, seed, percents):
         splits[keyword] = "val" if val and filled < rest_total * val / max(val + test, 1) else "test"
         filled += n
     return splits
+
+
+def joined_groups(pairs):
+    """Group keys that must share a split although they differ: a WebVLN episode is
+    grouped by its site's navigation graph (``site:<host>``), while other questions on
+    the same recorded trace are grouped by the trace (``trace:<id>``); both ship that
+    trace's screens. Sites and traces linked this way form components; each key maps to
+    its component's smallest key. Only keys that map elsewhere are returned."""
+    from django.db.models import OuterRef, Subquery
+    from django.db.models.functions import Coalesce
+
+    from collection.models import Evidence, TraceStep
+
+    from .snapshot import host_of
+
+    parent = {}
+
+    def find(key):
+        parent.setdefault(key, key)
+        while parent[key] != key:
+            parent[key] = parent[parent[key]]
+            key = parent[key]
+        return key
+
+    # An episode's target page, as snapshot.target_step finds it: its last evidence step,
+    # else its trace's last step.
+    last_evidence = (
+        Evidence.objects.filter(qa_pair=OuterRef("pk"), step__isnull=False).order_by("-position").values("step__url")
+    )
+    last_step = TraceStep.objects.filter(trace=OuterRef("trace_id")).order_by("-position").values("url")
+    episodes = (
+        pairs.filter(family="webvln", trace__isnull=False)
+        .annotate(target=Coalesce(Subquery(last_evidence[:1]), Subquery(last_step[:1])))
+        .order_by("id")
+        .values_list("trace_id", "target")
+    )
+    for trace_id, url in episodes.iterator(chunk_size=5000):
+        if url:
+            first, second = sorted((find(f"trace:{trace_id}"), find("site:" + host_of(url))))
+            parent[second] = first
+    return {key: find(key) for key in list(parent) if find(key) != key}

@@ -66,6 +66,22 @@ def test_splits_keep_traces_and_six_image_groups_together_and_are_adversarial(ad
     )
 
 
+def test_a_traces_webvln_episodes_and_its_other_questions_share_a_split(admin_user, rater):
+    """A WebVLN episode is grouped by its site and a WebQuest question by its trace; both
+    ship the trace's screens, so they must land in one split, whatever the seed."""
+    for n in range(4):
+        recorded, steps = data.trace(rater, ["/", "/a", "/b"], host=f"shop{n}.example")
+        data.trace_pair(rater, recorded, steps, family="webvln")
+        data.trace_pair(rater, recorded, steps, family="webquest", relevant=(0, 1, 2))
+    for seed in range(1, 11):
+        built = build_now(release(admin_user, version=f"1.0.{seed}", seed=seed))
+        by_trace = {}
+        for split, record in ReleaseItem.objects.filter(release=built).values_list("split", "record"):
+            by_trace.setdefault(record["trace"], set()).add(split)
+        assert len(by_trace) == 4
+        assert all(len(splits) == 1 for splits in by_trace.values()), (seed, by_trace)
+
+
 def test_a_rebuild_is_byte_identical_and_later_data_does_not_leak_in(admin_user, rater):
     data.screen_pair(rater)
     data.webqa_image_pair(rater)
