@@ -3,6 +3,7 @@ from django.contrib import admin, messages
 from django.shortcuts import redirect, render
 from django.urls import path
 
+from . import pools
 from .catalogue import import_sites
 from .models import Category, Evidence, ImageGroup, ImageSource, ImageTriple, PoolImport, QAPair, Screen, Site, Snippet
 
@@ -117,24 +118,54 @@ class SnippetAdmin(admin.ModelAdmin):
     raw_id_fields = ["imported_by"]
 
 
+class PoolImportForm(forms.ModelForm):
+    class Meta:
+        model = PoolImport
+        fields = ["kind", "source"]
+        help_texts = {
+            "source": "A manifest (CSV or JSON Lines) or its folder, under the import folder "
+            "(POOL_IMPORT_ROOT), or s3://bucket/prefix/.",
+        }
+
+    def clean(self):
+        data = super().clean()
+        if data.get("kind") and data.get("source"):
+            try:
+                pools.open_source(data["kind"], data["source"])
+            except pools.SourceError as error:
+                raise forms.ValidationError({"source": error.message}) from None
+        return data
+
+
 @admin.register(PoolImport)
 class PoolImportAdmin(admin.ModelAdmin):
-    """Pool imports and their progress. Start one from the shell (``manage.py import_pool``)
-    or the API (``POST /api/v1/pool-imports/``); the report of bad rows is kept here."""
+    """Pool imports and their progress, with the line-numbered report of bad rows. "Add"
+    starts one as a background job; so do ``manage.py import_pool`` and the API."""
 
     list_display = ["id", "kind", "source", "state", "progress", "created_count", "existing_count", "error_count"]
     list_filter = ["kind", "state"]
-    readonly_fields = [f.name for f in PoolImport._meta.fields]
 
     @admin.display(description="Progress")
     def progress(self, job):
         return f"{job.processed} / {job.total if job.total is not None else '?'}"
 
-    def has_add_permission(self, request):
-        return False
+    def get_form(self, request, obj=None, **kwargs):
+        if obj is None:
+            kwargs["form"] = PoolImportForm
+        return super().get_form(request, obj, **kwargs)
+
+    def get_fields(self, request, obj=None):
+        return ["kind", "source"] if obj is None else [f.name for f in PoolImport._meta.fields]
+
+    def get_readonly_fields(self, request, obj=None):
+        return [] if obj is None else [f.name for f in PoolImport._meta.fields]
+
+    def save_model(self, request, obj, form, change):
+        job = pools.start_import(kind=obj.kind, source=obj.source, user=request.user)
+        obj.pk = job.pk
 
     def has_change_permission(self, request, obj=None):
-        return False
+        return obj is None and super().has_change_permission(request, obj)
 
 
 @admin.register(ImageTriple)

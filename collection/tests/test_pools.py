@@ -180,3 +180,24 @@ def test_import_command_prints_bad_rows_and_totals(tmp_path, admin_user, capsys)
     assert f"{folder}:4: The row has no title." in err
     with pytest.raises(CommandError, match="There is no manifest"):
         call_command("import_pool", "snippets", str(tmp_path / "none.jsonl"))
+
+
+def test_admin_starts_an_import_and_sees_a_bad_source_refused(
+    client, import_root, admin_user, monkeypatch, django_capture_on_commit_callbacks
+):
+    from collection import tasks
+
+    folder = _image_folder(import_root)
+    (folder / "manifest.csv").write_text(CSV_MANIFEST)
+    queued = []
+    monkeypatch.setattr(tasks.run_pool_import, "delay", queued.append)
+    client.force_login(admin_user)
+    refused = client.post("/admin/collection/poolimport/add/", {"kind": "images", "source": "/etc"})
+    assert refused.status_code == 200 and "outside it" in refused.content.decode()
+    assert not PoolImport.objects.exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        started = client.post("/admin/collection/poolimport/add/", {"kind": "images", "source": "lighthouses"})
+    assert started.status_code == 302
+    job = PoolImport.objects.get()
+    assert (job.source, job.created_by, queued) == ("lighthouses", admin_user, [job.pk])
+    assert client.get(f"/admin/collection/poolimport/{job.pk}/change/").status_code == 200
