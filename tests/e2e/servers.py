@@ -103,25 +103,33 @@ class Relay:
             threading.Thread(target=self._pipe, args=(upstream, client, False), daemon=True).start()
 
     def cut_at(self, marker, nth):
-        """Cuts the line just before the ``nth`` request whose first bytes hold ``marker``,
-        so that request never reaches the platform."""
+        """Cuts the line at the ``nth`` request holding ``marker`` (e.g. in its request
+        line), so that request never reaches the platform whole. A marker split between
+        two reads is found too: each read is searched with the end of the one before."""
         seen = []
 
-        def check(data):
-            if marker in data[:200]:
-                seen.append(1)
-            return len(seen) == nth
+        def check(data, tail):
+            window, start = tail + data, 0
+            while (found := window.find(marker, start)) != -1:
+                if found + len(marker) > len(tail):  # not counted with the read before
+                    seen.append(1)
+                    if len(seen) == nth:
+                        return True
+                start = found + 1
+            return False
 
         self.cut_before = check
 
     def _pipe(self, source, sink, outgoing):
+        tail = b""
         try:
             while data := source.recv(65536):
-                if outgoing and self.cut_before and self.cut_before(data):
+                if outgoing and self.cut_before and self.cut_before(data, tail):
                     self.cut_before = None
                     self.cut()
                     return
                 sink.sendall(data)
+                tail = data[-200:]
         except OSError:
             pass
         finally:
