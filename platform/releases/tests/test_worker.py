@@ -61,7 +61,7 @@ def start_worker(shared_media, settings, tmp_path):
         "DATABASE_URL": f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
         "DJANGO_SETTINGS_MODULE": "config.settings_test",
         "MEDIA_ROOT": str(shared_media),
-        "RELEASE_CHUNK_SIZE": "5",
+        "RELEASE_CHUNK_SIZE": "1",  # many small steps: a build lasts long enough to be killed
     }
     processes = []
 
