@@ -173,6 +173,8 @@ def load(*, out):
         if kind == "six_image_qa":  # grouped here and now, not by the background job
             _example_triples(admin)
             out(f"{name}: the example triples make {group_triples(batch_id=batch.pk)} six-image tasks.")
+            _example_pairs(User.objects.get(username="rater"))
+            out("Added four example WebQA questions (by the demo rater) for validators to check.")
         else:  # the kind's own filling: pool images in tens, snippets in fours
             out(f"{name}: {registry.get(kind).fill(batch=batch)}")
 
@@ -191,3 +193,61 @@ def _example_triples(admin):
             continue
         triple = ImageTriple.objects.create(author=admin, topic=topic, label=label)
         triple.images.set([pool[topic][i] for i in indexes])
+
+
+# Example WebQA questions on the first lighthouse group (by image title) and on two
+# snippets, as the six-image and text tasks write them.
+EXAMPLE_IMAGE_PAIRS = [
+    (
+        ["White lighthouse with red bands (1)", "White lighthouse with black bands (4)"],
+        "Do the white lighthouse with red bands and the one with black bands have lantern rooms of the same colour?",
+        "Yes, both banded white lighthouses have black lantern rooms.",
+        "yes",
+    ),
+    (
+        ["Red lighthouse (3)"],
+        "What colour is the lantern room on top of the red lighthouse on the rocky shore?",
+        "The red lighthouse on the rocky shore has a white lantern room.",
+        "white",
+    ),
+    (
+        ["Grey lighthouse (7)", "White lighthouse (2)"],
+        "How many of the grey lighthouse and the plain white lighthouse have a red lantern room?",
+        "Both of them, so two lighthouses, have a red lantern room.",
+        "2",
+    ),
+]
+EXAMPLE_TEXT_PAIR = (
+    ["Harrowmouth harbour bridge", "The Lenn footbridge"],
+    "How many years after the harbour bridge at Harrowmouth was finished did the footbridge over the Lenn open?",
+    "The footbridge over the Lenn opened 75 years after the harbour bridge was finished.",
+    "75 years",
+)
+
+
+def _example_pairs(rater):
+    from mining.categories import categorise
+
+    from .models import Evidence, ImageGroup, QAPair
+
+    if QAPair.objects.filter(author=rater, family=QAPair.Family.WEBQA).exists():
+        return
+    group = ImageGroup.objects.filter(label__contains="lighthouse").order_by("id").first()
+    examples = [("image", titles, q, a, k) for titles, q, a, k in EXAMPLE_IMAGE_PAIRS]
+    examples.append(("text", *EXAMPLE_TEXT_PAIR))
+    for split_kind, titles, question, answer, keyword in examples:
+        fields = {"split_kind": split_kind, "question": question, "answer": answer, "keyword_answer": keyword}
+        pair = QAPair.objects.create(
+            family=QAPair.Family.WEBQA,
+            question_category=categorise(fields),
+            image_group=group if split_kind == "image" else None,
+            author=rater,
+            **fields,
+        )
+        for position, title in enumerate(titles):
+            source = (
+                {"image": ImageSource.objects.get(title=title)}
+                if split_kind == "image"
+                else {"snippet": Snippet.objects.get(title=title)}
+            )
+            Evidence.objects.create(qa_pair=pair, position=position, **source)

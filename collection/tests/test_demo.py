@@ -25,7 +25,12 @@ def test_demo_loader_is_idempotent_and_fills_every_part():
     assert {batch.state for batch in batches.values()} == {"open"}
     assert Task.objects.filter(batch=batches["single_screen_qa"]).count() == 9
     assert Site.objects.filter(category__slug="shopping").count() == 5
-    assert sorted(QAPair.objects.values_list("split_kind", flat=True)) == ["multi_screen", "single_screen"]
+    assert sorted(QAPair.objects.values_list("split_kind", flat=True)) == [
+        "image", "image", "image", "multi_screen", "single_screen", "text",
+    ]  # fmt: skip
+    webqa = QAPair.objects.filter(family="webqa").order_by("id")
+    assert list(webqa.values_list("question_category", flat=True)) == ["YesNo", "color", "number", "text"]
+    assert all(pair.validation for pair in webqa)  # queued for the demo validator
     assert Screen.objects.filter(trace_steps__isnull=True).count() == 4
     assert all(s.site for s in Screen.objects.all())
     trace = Trace.objects.get()

@@ -112,7 +112,9 @@ def test_a_release_of_the_demo_data_builds_on_the_worker_and_rebuilds_identicall
     services.start_build(release=definition)
     built = _wait(definition, lambda r: r.state in ("published", "failed"))
     assert built.state == "published", built.message
-    assert built.counts["items"] == 1 and built.counts["excluded"] == {"uncleared_evidence": 1}
+    # The multi-screen example and the four WebQA examples; the single-screen one's screen is not cleared.
+    assert built.counts["items"] == 5 and built.counts["excluded"] == {"uncleared_evidence": 1}
+    assert {"webqa/WebQA_train_val.json", "webqa/imgs.tsv", "webqa/imgs.lineidx"} <= set(paths(built))
     everything = b"".join(read(built, path) for path in sorted(paths(built)))
     assert pending.sha256.encode() not in everything
 
