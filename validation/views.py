@@ -10,6 +10,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.models import Role
 from config.errors import DomainError
+from hits import selectors as hits_selectors
 
 from . import review
 from .models import ReviewDecision, ReviewItem
@@ -24,7 +25,15 @@ def _reviewer(request):
 def queues(request):
     _reviewer(request)
     decisions = ReviewDecision.objects.select_related("reviewer")[:50] if request.user.is_admin else []
-    return render(request, "validation/queues.html", {"depths": review.queue_depths(), "decisions": decisions})
+    return render(
+        request,
+        "validation/queues.html",
+        {
+            "depths": review.queue_depths(),
+            "decisions": decisions,
+            "spot_checks": hits_selectors.batches_to_spot_check(),
+        },
+    )
 
 
 @login_required

@@ -114,3 +114,15 @@ def test_disqualifying_returns_the_workers_open_task_of_that_kind(rater, reviewe
     assignment, _ = services.request_next_task(worker=rater, batch_id=batch.pk)
     services.disqualify(worker_id=rater.pk, kind="image_filter", reason="Asked to stop.", actor=reviewer)
     assert Assignment.objects.get(pk=assignment.pk).state == "returned"
+
+
+def test_reviewers_find_the_batches_waiting_for_a_spot_check_on_their_queues_page(client, rater, reviewer):
+    batch = _filter_batch(tasks=3, spot_check_percent=100, name="Towers to check")
+    first, *_ = [_do_filter_task(rater, batch) for _ in range(3)]
+    services.approve_assignment(assignment_id=first.pk, actor=reviewer)
+    _filter_batch(tasks=1, spot_check_percent=100, name="Nothing done yet")
+    client.force_login(reviewer)
+    page = client.get(reverse("validation:queues")).content.decode()
+    assert "Towers to check</a>: 2 waiting" in page
+    assert reverse("hits:spot_check", args=[batch.pk]) in page
+    assert "Nothing done yet" not in page

@@ -2,7 +2,7 @@
 
 from decimal import Decimal
 
-from django.db.models import Count, Exists, F, OuterRef, Q, Subquery, Sum
+from django.db.models import Count, Exists, F, Min, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Coalesce
 
 from accounts.models import QualificationGrant
@@ -197,4 +197,14 @@ def spot_check_counts(*, batch):
         approved=Count("id", filter=Q(spot_check=True, state=state.APPROVED)),
         rejected=Count("id", filter=Q(spot_check=True, state=state.REJECTED)),
         unsampled_waiting=Count("id", filter=Q(spot_check=False, state=state.SUBMITTED)),
+    )
+
+
+def batches_to_spot_check():
+    """Batches with sampled submissions waiting for a decision, with how many, oldest
+    first: one query."""
+    return (
+        Batch.objects.filter(assignments__spot_check=True, assignments__state=Assignment.State.SUBMITTED)
+        .annotate(waiting=Count("assignments"), since=Min("assignments__submitted_at"))
+        .order_by("since", "id")
     )
