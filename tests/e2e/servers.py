@@ -84,7 +84,7 @@ class Relay:
         self.open.set()
         self.connections = []
         self.lock = threading.Lock()
-        self.cut_before = None
+        self.cut_marker, self.cut_nth, self.passed = None, None, 0
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self):
@@ -104,31 +104,34 @@ class Relay:
 
     def cut_at(self, marker, nth):
         """Cuts the line at the ``nth`` request holding ``marker`` (e.g. in its request
-        line), so that request never reaches the platform whole. A marker split between
-        two reads is found too: each read is searched with the end of the one before."""
-        seen = []
+        line), so that request never reaches the platform whole. A request counts once it
+        is passed on: one a browser sends on a connection the platform had just closed
+        (and sends again on a new one) counts once. A marker split between two reads is
+        found too: each read is searched with the end of the one before."""
+        self.cut_marker, self.cut_nth, self.passed = marker, nth, 0
 
-        def check(data, tail):
-            window, start = tail + data, 0
-            while (found := window.find(marker, start)) != -1:
-                if found + len(marker) > len(tail):  # not counted with the read before
-                    seen.append(1)
-                    if len(seen) == nth:
-                        return True
-                start = found + 1
-            return False
-
-        self.cut_before = check
+    @staticmethod
+    def _markers(marker, data, tail):
+        """How many ``marker``s end in ``data`` (``tail``: the end of the read before)."""
+        window, start, count = tail + data, 0, 0
+        while (found := window.find(marker, start)) != -1:
+            count += found + len(marker) > len(tail)
+            start = found + 1
+        return count
 
     def _pipe(self, source, sink, outgoing):
         tail = b""
         try:
             while data := source.recv(65536):
-                if outgoing and self.cut_before and self.cut_before(data, tail):
-                    self.cut_before = None
+                marker = self.cut_marker if outgoing else None
+                markers = self._markers(marker, data, tail) if marker else 0
+                if markers and self.passed + markers >= self.cut_nth:
+                    self.cut_marker = None
                     self.cut()
                     return
                 sink.sendall(data)
+                if markers:
+                    self.passed += markers
                 tail = data[-200:]
         except OSError:
             pass
