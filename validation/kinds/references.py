@@ -4,11 +4,11 @@ from django.db import transaction
 from rest_framework import serializers
 
 from collection.models import QAPair
+from collection.pairs import evidence_of
 from hits.kinds.base import TaskKind
 from hits.models import Task
 
 from ..errors import OwnPair
-from ..evidence import evidence_of
 from ..references import locked_set, record_answer
 
 SENTENCE = re.compile(r"^\S+(\s+\S+){2,}[.!?]$")

@@ -3,11 +3,11 @@ from rest_framework import serializers
 
 from accounts.models import Role
 from collection.models import QAPair
+from collection.pairs import evidence_of
 from hits.kinds.base import TaskKind
 from hits.models import Task
 
 from ..errors import OwnPair
-from ..evidence import evidence_of
 from ..judging import record_judgement
 
 YES_NO = {"required": "Answer yes or no.", "invalid": "Answer yes or no."}
