@@ -433,7 +433,7 @@ def load(*, assignments, qa_pairs):
     from django.db import connection, transaction
 
     from accounts import services as accounts
-    from collection.models import Category
+    from corpus.models import Category
 
     admin = accounts.create_user(username="bench-admin", password=PASSWORD, role="admin")
     rater0 = accounts.create_user(username="rater0000", password=PASSWORD)

@@ -22,7 +22,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from validation.prescreen import prescreen  # noqa: E402
+from moderation.prescreen import prescreen  # noqa: E402
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 VOCABULARY = (

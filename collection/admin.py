@@ -3,19 +3,15 @@ from django.contrib import admin, messages
 from django.shortcuts import redirect, render
 from django.urls import path
 
+from corpus.models import Site
+
 from . import pools
 from .catalogue import import_sites
-from .models import Category, Evidence, ImageGroup, ImageSource, ImageTriple, PoolImport, QAPair, Screen, Site, Snippet
+from .models import PoolImport
 
 
 class SitesCsvForm(forms.Form):
     file = forms.FileField(help_text="Columns: category, name, url (and optionally notes). UTF-8.")
-
-
-@admin.register(Category)
-class CategoryAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "position"]
-    prepopulated_fields = {"slug": ["name"]}
 
 
 @admin.register(Site)
@@ -23,11 +19,11 @@ class SiteAdmin(admin.ModelAdmin):
     list_display = ["name", "category", "url", "active"]
     list_filter = ["category", "active"]
     search_fields = ["name", "url", "host"]
-    change_list_template = "admin/collection/site/change_list.html"
+    change_list_template = "admin/corpus/site/change_list.html"
 
     def get_urls(self):
         return [
-            path("import/", self.admin_site.admin_view(self.import_csv), name="collection_site_import"),
+            path("import/", self.admin_site.admin_view(self.import_csv), name="corpus_site_import"),
             *super().get_urls(),
         ]
 
@@ -45,7 +41,7 @@ class SiteAdmin(admin.ModelAdmin):
                     self.message_user(
                         request, f"{report.created} sites added, {report.updated} updated.", messages.SUCCESS
                     )
-                    return redirect("admin:collection_site_changelist")
+                    return redirect("admin:corpus_site_changelist")
         context = {
             **self.admin_site.each_context(request),
             "form": form,
@@ -53,69 +49,7 @@ class SiteAdmin(admin.ModelAdmin):
             "title": "Import sites from CSV",
             "opts": self.model._meta,
         }
-        return render(request, "admin/collection/site/import.html", context)
-
-
-class EvidenceInline(admin.TabularInline):
-    model = Evidence
-    extra = 0
-    raw_id_fields = ["screen", "step", "image", "snippet"]
-
-
-@admin.register(QAPair)
-class QAPairAdmin(admin.ModelAdmin):
-    list_display = [
-        "id", "question", "answer", "family", "split_kind", "question_category", "state", "author", "created_at",
-    ]  # fmt: skip
-    list_filter = ["family", "split_kind", "state", "question_category", "question_category_manual", "category"]
-    search_fields = ["question", "answer"]
-    raw_id_fields = ["author", "assignment", "trace", "image_group"]
-    inlines = [EvidenceInline]
-    actions = ["collect_reference_answers"]
-
-    @admin.action(description="Collect five reference answers for the selected accepted pairs (test candidates)")
-    def collect_reference_answers(self, request, queryset):
-        from config.errors import DomainError
-        from validation.references import choose_for_references
-
-        try:
-            made = choose_for_references(qa_pairs=list(queryset), actor=request.user)
-        except DomainError as refusal:
-            self.message_user(request, refusal.message, messages.ERROR)
-            return
-        skipped = queryset.count() - len(made)
-        note = f"; {skipped} skipped (not accepted, or already chosen)" if skipped else ""
-        self.message_user(request, f"{len(made)} pairs now collect reference answers{note}.")
-
-    def save_model(self, request, obj, form, change):
-        # A category set by staff sticks: the categorisation job leaves it alone.
-        if "question_category" in form.changed_data:
-            obj.question_category_manual = True
-        super().save_model(request, obj, form, change)
-
-
-@admin.register(ImageSource)
-class ImageSourceAdmin(admin.ModelAdmin):
-    list_display = ["id", "title", "topic", "review_state", "created_at"]
-    list_filter = ["topic", "asset__review_state"]
-    search_fields = ["title", "description", "topic"]
-    raw_id_fields = ["asset", "imported_by"]
-
-    @admin.display(description="Review")
-    def review_state(self, image):
-        return image.asset.get_review_state_display()
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).select_related("asset")
-
-
-@admin.register(Snippet)
-class SnippetAdmin(admin.ModelAdmin):
-    list_display = ["id", "title", "topic", "created_at"]
-    list_filter = ["topic"]
-    search_fields = ["title", "text"]
-    readonly_fields = ["digest"]
-    raw_id_fields = ["imported_by"]
+        return render(request, "admin/corpus/site/import.html", context)
 
 
 class PoolImportForm(forms.ModelForm):
@@ -166,26 +100,3 @@ class PoolImportAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return obj is None and super().has_change_permission(request, obj)
-
-
-@admin.register(ImageTriple)
-class ImageTripleAdmin(admin.ModelAdmin):
-    list_display = ["id", "label", "topic", "author", "group", "created_at"]
-    list_filter = [("group", admin.EmptyFieldListFilter)]
-    search_fields = ["label", "topic"]
-    raw_id_fields = ["assignment", "author", "group", "images"]
-
-
-@admin.register(ImageGroup)
-class ImageGroupAdmin(admin.ModelAdmin):
-    list_display = ["id", "label", "similarity", "task", "created_at"]
-    search_fields = ["label"]
-    raw_id_fields = ["task"]
-
-
-@admin.register(Screen)
-class ScreenAdmin(admin.ModelAdmin):
-    list_display = ["id", "url", "site", "category", "author", "captured_at"]
-    list_filter = ["category"]
-    search_fields = ["url", "title"]
-    raw_id_fields = ["asset", "author", "assignment", "site"]

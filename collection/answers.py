@@ -3,7 +3,7 @@ detected when it is written and shown to the rater (the page's script mirrors th
 
 import re
 
-from .models import AnswerType
+from corpus.models import AnswerType
 
 _CURRENCY = "$€£¥₹"
 _INTEGER = re.compile(r"^[+-]?\d{1,3}(,\d{3})+$|^[+-]?\d+$")

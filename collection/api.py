@@ -13,11 +13,12 @@ from rest_framework.views import APIView
 from accounts.models import Role
 from config.api import WriteThrottle, url_id, validated
 from config.errors import NotFound
+from corpus.models import Category, Evidence, ImageSource, QAPair, Screen, Site, Snippet, Trace, TraceStep
 from hits.errors import AssignmentClosed, NotYourAssignment
 from hits.models import Assignment
 
-from . import pools, screens, traces
-from .models import Category, Evidence, ImageSource, PoolImport, QAPair, Screen, Site, Snippet, Trace, TraceStep
+from . import pools, services, traces
+from .models import PoolImport
 from .serializers import (
     CategorySerializer,
     FinishSerializer,
@@ -98,7 +99,7 @@ class ScreenViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.
                 raise NotYourAssignment("Screens can be attached only to your own assignments.")
             if not assignment.is_open:
                 raise AssignmentClosed(f"This assignment is already {assignment.get_state_display().lower()}.")
-        screen = screens.capture_screen(
+        screen = services.capture_screen(
             file=data["file"],
             author=request.user,
             url=data.get("url", ""),
@@ -110,7 +111,7 @@ class ScreenViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.
         return Response(ScreenSerializer(screen).data, status=status.HTTP_201_CREATED)
 
     def destroy(self, request, *args, **kwargs):
-        screens.remove_screen(screen=self.get_object(), author=request.user)
+        services.remove_screen(screen=self.get_object(), author=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

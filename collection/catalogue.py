@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import transaction
 
-from .models import Category, Site, host_of
+from corpus.models import Category, Site, host_of
 
 CSV_COLUMNS = ("category", "name", "url")
 

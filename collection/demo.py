@@ -7,12 +7,12 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image, ImageDraw, ImageFont
 
 from accounts.models import User
+from corpus.models import Category, Evidence, QAPair
 from hits.demo import open_demo_batch
 
 from .answers import answer_type
 from .catalogue import import_sites
-from .models import Category, Evidence, QAPair
-from .screens import capture_screen
+from .services import capture_screen
 
 SITES_CSV = """category,name,url
 Shopping,Amazon,https://www.amazon.com/
@@ -103,9 +103,8 @@ def _ensure_defaults():
 
     from django.apps import apps
 
-    defaults = import_module("collection.migrations.0003_default_categories")
-    defaults.add_categories(apps, None)
-    defaults.add_blocks(apps, None)
+    import_module("corpus.migrations.0002_default_categories").add_categories(apps, None)
+    import_module("collection.migrations.0002_default_blocks").add_blocks(apps, None)
 
 
 def load(*, out):

@@ -16,9 +16,8 @@ import numpy as np
 from django.conf import settings
 from django.db import transaction
 
+from corpus.models import ImageGroup, ImageTriple
 from hits.models import Assignment, Batch
-
-from .models import ImageGroup, ImageTriple
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
@@ -108,10 +107,12 @@ def group_triples(*, batch_id, threshold=None):
     Returns the number of groups made. Runs can overlap: the triples are locked."""
     from hits.services import add_tasks
 
+    from .kinds.six_image_qa import SixImageQA
+
     threshold = settings.GROUPING_MIN_SIMILARITY if threshold is None else threshold
     with transaction.atomic():
         batch = Batch.objects.select_for_update().get(pk=batch_id)
-        if batch.kind != "six_image_qa":
+        if batch.kind != SixImageQA.name:
             raise NotASixImageBatch(f"Batch {batch.name} is for {batch.kind} tasks, not six-image QA.")
         # Triples whose filter task was rejected are not material; the rest wait until grouped.
         waiting = list(

@@ -38,8 +38,9 @@ from django.utils import timezone
 from assets.errors import ImageRefused
 from assets.services import store_image
 from config.errors import DomainError
+from corpus.models import ImageSource, Snippet
 
-from .models import ImageSource, PoolImport, Snippet
+from .models import PoolImport
 
 MAX_ERRORS_KEPT = 500
 PROGRESS_EVERY_SECONDS = 1.0

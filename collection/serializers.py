@@ -1,7 +1,9 @@
 from django.urls import reverse
 from rest_framework import serializers
 
-from .models import Category, Evidence, ImageSource, PoolImport, QAPair, Screen, Site, Snippet, Trace, TraceStep
+from corpus.models import Category, Evidence, ImageSource, QAPair, Screen, Site, Snippet, Trace, TraceStep
+
+from .models import PoolImport
 
 
 class SiteSerializer(serializers.ModelSerializer):

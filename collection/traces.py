@@ -6,12 +6,14 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from config.errors import DomainError, NotFound
+from corpus.models import Category, Trace, TraceStep
+from hits import registry
 from hits import services as work
 from hits.models import Batch
 
 from .catalogue import site_for
-from .models import BlockedSite, Category, Trace, TraceStep
-from .screens import capture_screen
+from .models import BlockedSite
+from .services import capture_screen
 
 
 class NotYourTrace(DomainError):
@@ -53,7 +55,8 @@ def start_trace(*, author, client_id, category, batch_id=None, started_at=None, 
         return existing, False
     batch = None
     if batch_id is not None:
-        batch = Batch.objects.filter(pk=batch_id, kind="trace_qa").first()
+        trace_kinds = [kind.name for kind in registry.all_kinds() if kind.takes_traces]
+        batch = Batch.objects.filter(pk=batch_id, kind__in=trace_kinds).first()
         if batch is None:
             raise NotATraceBatch(f"There is no trace QA batch {batch_id}.")
     trace = Trace.objects.create(

@@ -10,11 +10,12 @@ from PIL import Image, ImageDraw
 
 from accounts.models import User
 from assets.services import store_image
+from corpus.models import ImageSource, ImageTriple, Snippet
 from hits import registry
 from hits.demo import open_demo_batch
 
 from .grouping import group_triples
-from .models import ImageSource, ImageTriple, Snippet
+from .kinds.six_image_qa import SixImageQA
 from .pools import snippet_digest
 
 FILTER_BATCH = "Demo: pick three related images"
@@ -170,7 +171,7 @@ def load(*, out):
         batch = open_demo_batch(name=name, kind=kind, description=description, reward=reward, payloads=[], out=out)
         if batch is None:
             continue
-        if kind == "six_image_qa":  # grouped here and now, not by the background job
+        if kind == SixImageQA.name:  # grouped here and now, not by the background job
             _example_triples(admin)
             out(f"{name}: the example triples make {group_triples(batch_id=batch.pk)} six-image tasks.")
             _example_pairs(User.objects.get(username="rater"))
@@ -226,9 +227,8 @@ EXAMPLE_TEXT_PAIR = (
 
 
 def _example_pairs(rater):
+    from corpus.models import Evidence, ImageGroup, QAPair
     from mining.categories import categorise
-
-    from .models import Evidence, ImageGroup, QAPair
 
     if QAPair.objects.filter(author=rater, family=QAPair.Family.WEBQA).exists():
         return

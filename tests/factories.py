@@ -58,7 +58,7 @@ GOOD_ANSWER = {"answer": "seven", "confidence": "high"}
 def make_category(slug):
     """A website category; the default ones come from a migration, which the browser
     tests' database flushes remove, so they are made again when missing."""
-    from collection.models import Category
+    from corpus.models import Category
 
     return Category.objects.get_or_create(slug=slug, defaults={"name": slug.replace("-", " ").title()})[0]
 
@@ -75,6 +75,6 @@ def capture_batch(*, kind, categories=("shopping",), per_category=1, **fields):
 
 
 def site(*, category="shopping", name=None, url):
-    from collection.models import Site
+    from corpus.models import Site
 
     return Site.objects.create(category=make_category(category), name=name or url, url=url)

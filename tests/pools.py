@@ -8,8 +8,8 @@ from PIL import Image, ImageDraw
 
 from accounts.models import Role, User
 from assets.services import store_image
-from collection.models import ImageGroup, ImageSource, ImageTriple, Snippet
 from collection.pools import snippet_digest
+from corpus.models import ImageGroup, ImageSource, ImageTriple, Snippet
 from hits import services
 
 

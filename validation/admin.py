@@ -1,4 +1,10 @@
-from django.contrib import admin
+from django import forms
+from django.contrib import admin, messages
+
+from accounts.models import QualificationGrant
+from config.admin import ReadOnlyAdmin, run_on_each
+from config.errors import DomainError
+from corpus.admin import QAPairAdmin
 
 from .models import (
     BatchAgreement,
@@ -8,49 +14,10 @@ from .models import (
     QualificationChange,
     QualificationItem,
     QualificationTest,
-    ReferenceAnswer,
-    ReferenceSet,
-    ReviewDecision,
-    ReviewItem,
     WorkerQuality,
 )
-
-
-@admin.register(ReviewItem)
-class ReviewItemAdmin(admin.ModelAdmin):
-    list_display = ["asset", "queue", "risk", "prescreened_at", "claimed_by", "decided_at"]
-    list_filter = ["queue"]
-    readonly_fields = [f.name for f in ReviewItem._meta.fields]
-
-    def has_add_permission(self, request):
-        return False
-
-
-@admin.register(ReviewDecision)
-class ReviewDecisionAdmin(admin.ModelAdmin):
-    """The audit log: read-only, kept after the bytes it speaks of are purged."""
-
-    list_display = ["created_at", "decision", "reviewer", "asset_sha256", "reason"]
-    list_filter = ["decision"]
-    search_fields = ["asset_sha256", "reason", "reviewer__username"]
-    readonly_fields = [f.name for f in ReviewDecision._meta.fields]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
-class ReadOnly(admin.ModelAdmin):
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
+from .qualification import grant, revoke
+from .references import choose_for_references
 
 
 class QualificationItemInline(admin.StackedInline):
@@ -68,7 +35,7 @@ class QualificationTestAdmin(admin.ModelAdmin):
 
 
 @admin.register(QualificationAttempt)
-class QualificationAttemptAdmin(ReadOnly):
+class QualificationAttemptAdmin(ReadOnlyAdmin):
     """Every attempt, kept: what each worker marked and how they explained it."""
 
     list_display = ["worker", "test", "number", "score", "outcome", "submitted_at"]
@@ -77,7 +44,7 @@ class QualificationAttemptAdmin(ReadOnly):
 
 
 @admin.register(QualificationChange)
-class QualificationChangeAdmin(ReadOnly):
+class QualificationChangeAdmin(ReadOnlyAdmin):
     """Who gained or lost which qualification, when and why (grant and revoke them under
     Accounts › Qualification grants)."""
 
@@ -99,35 +66,75 @@ class JudgementInline(admin.TabularInline):
 
 
 @admin.register(PairValidation)
-class PairValidationAdmin(ReadOnly):
+class PairValidationAdmin(ReadOnlyAdmin):
     list_display = ["qa_pair", "outcome", "accept_votes", "reject_votes", "created_at", "decided_at"]
     list_filter = ["outcome"]
     inlines = [JudgementInline]
 
 
-class ReferenceAnswerInline(admin.TabularInline):
-    model = ReferenceAnswer
-    extra = 0
-    can_delete = False
-    readonly_fields = ["worker", "answer", "created_at"]
-    fields = readonly_fields
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-
-@admin.register(ReferenceSet)
-class ReferenceSetAdmin(ReadOnly):
-    list_display = ["qa_pair", "keyword_answer", "chosen_by", "created_at"]
-    inlines = [ReferenceAnswerInline]
-
-
 @admin.register(WorkerQuality)
-class WorkerQualityAdmin(ReadOnly):
+class WorkerQualityAdmin(ReadOnlyAdmin):
     list_display = ["worker", "judgements_decided", "judgements_agreeing", "pairs_accepted", "pairs_rejected"]
     search_fields = ["worker__username"]
 
 
 @admin.register(BatchAgreement)
-class BatchAgreementAdmin(ReadOnly):
+class BatchAgreementAdmin(ReadOnlyAdmin):
     list_display = ["batch", "statistic", "value", "observed_agreement", "pairs", "judgements", "computed_at"]
+
+
+@admin.action(description="Collect five reference answers for the selected accepted pairs (test candidates)")
+def collect_reference_answers(modeladmin, request, queryset):
+    try:
+        made = choose_for_references(qa_pairs=list(queryset), actor=request.user)
+    except DomainError as refusal:
+        modeladmin.message_user(request, refusal.message, messages.ERROR)
+        return
+    skipped = queryset.count() - len(made)
+    note = f"; {skipped} skipped (not accepted, or already chosen)" if skipped else ""
+    modeladmin.message_user(request, f"{len(made)} pairs now collect reference answers{note}.")
+
+
+# Validation's own action on the corpus's QA pair admin.
+QAPairAdmin.actions = [*(QAPairAdmin.actions or []), collect_reference_answers]
+
+
+class RevokeForm(admin.helpers.ActionForm):
+    reason = forms.CharField(required=False, label="Reason (required to revoke; the worker sees it)")
+
+
+@admin.register(QualificationGrant)
+class QualificationGrantAdmin(admin.ModelAdmin):
+    """Granting here (Add) and revoking (the action) go through the qualification
+    service, which keeps each worker's qualification history."""
+
+    list_display = ["user", "qualification", "granted_at", "granted_by", "note"]
+    list_filter = ["qualification"]
+    search_fields = ["user__username"]
+    autocomplete_fields = ["user"]
+    fields = ["user", "qualification", "note"]
+    action_form = RevokeForm
+    actions = ["revoke"]
+
+    def has_change_permission(self, request, obj=None):
+        return obj is None and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        reason = obj.note.strip() or f"Granted by {request.user.username}."
+        saved = grant(worker=obj.user, qualification=obj.qualification, actor=request.user, reason=reason)
+        obj.pk = saved.pk
+
+    @admin.action(description="Revoke the selected qualifications (with the reason above)")
+    def revoke(self, request, queryset):
+        run_on_each(
+            self,
+            request,
+            queryset.select_related("user", "qualification"),
+            lambda g: revoke(
+                worker=g.user, qualification=g.qualification, actor=request.user, reason=request.POST.get("reason", "")
+            ),
+            "revoked",
+        )

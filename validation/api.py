@@ -9,8 +9,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import Role
-from collection.models import QAPair
 from config.api import WriteThrottle, validated
+from corpus.models import QAPair
 
 from . import qualification, quality, references
 from .errors import NotAllowed

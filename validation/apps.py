@@ -2,21 +2,23 @@ from django.apps import AppConfig
 
 
 class ValidationConfig(AppConfig):
-    """Qualification tests, validation and agreement, PII and safety review, worker quality."""
+    """Checking work: tutorials and qualification tests, validation and its agreement,
+    reference answers, worker quality, and their task kinds."""
 
     name = "validation"
 
     def ready(self):
-        from assets.selectors import add_view_rule
-        from assets.services import on_new_asset
-        from collection.pairs import on_pairs_written
+        from assets.signals import viewing_asset
+        from corpus.signals import pairs_written
+        from hits import registry
 
+        from . import columns
         from .evidence import assigned_to_check, in_a_test
         from .judging import queue_for_validation
-        from .review import take_new_asset
 
-        on_new_asset(take_new_asset)
+        registry.autodiscover(self)
         # Every QA pair, whatever kind of task wrote it, is queued for validation.
-        on_pairs_written(queue_for_validation)
-        add_view_rule(assigned_to_check)
-        add_view_rule(in_a_test)
+        pairs_written.connect(queue_for_validation, dispatch_uid="validation.queue_for_validation")
+        viewing_asset.connect(assigned_to_check, dispatch_uid="validation.assigned_to_check")
+        viewing_asset.connect(in_a_test, dispatch_uid="validation.in_a_test")
+        columns.contribute()

@@ -10,11 +10,9 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import Q
 
+from hits import registry
 from hits import services as hits
 from hits.models import Batch
-
-TITLES = {"validation": "Check questions and answers", "references": "Write reference answers"}
-REWARDS = {"validation": "VALIDATION_REWARD", "references": "REFERENCES_REWARD"}
 
 
 def batch_for(*, kind, family):
@@ -30,14 +28,14 @@ def batch_for(*, kind, family):
         batch = _newest_open(kind, family)
         if batch is not None:
             return batch
-    from collection.models import QAPair
+    from corpus.models import QAPair
 
     label = QAPair.Family(family).label if family in QAPair.Family.values else family
     batch = hits.create_batch(
-        name=f"{TITLES[kind]}: {label}",
+        name=f"{registry.get(kind).auto_batch_title}: {label}",
         kind=kind,
         description=f"Opened automatically for new {label} questions.",
-        reward=getattr(settings, REWARDS[kind]),
+        reward=getattr(settings, registry.get(kind).reward_setting),
         kind_settings={"family": family},
     )
     return hits.open_batch(batch=batch)

@@ -1,12 +1,12 @@
 """Who may see the images of a QA pair being checked (what they see of it is
-``collection.pairs.evidence_of``)."""
+``corpus.selectors.evidence_of``)."""
 
 from django.db.models import Q
 
-from collection.models import Evidence
+from corpus.models import Evidence
 
 
-def assigned_to_check(*, user, asset):
+def assigned_to_check(*, user, asset, **_signal):
     """Validators and reference writers see the images of the pairs they were given."""
     cited = Evidence.objects.filter(Q(screen__asset=asset) | Q(image__asset=asset))
     return cited.filter(
@@ -15,7 +15,7 @@ def assigned_to_check(*, user, asset):
     ).exists()
 
 
-def in_a_test(*, user, asset):
+def in_a_test(*, user, asset, **_signal):
     """Images in an active qualification test are there for every worker to see."""
     from .models import QualificationItem
 

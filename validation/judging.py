@@ -10,7 +10,8 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from collection.models import QAPair
+from corpus import services as corpus
+from corpus.models import QAPair
 from hits import services as hits
 from hits.models import Task
 
@@ -28,16 +29,18 @@ PROBLEMS = {
 }
 
 
-def queue_for_validation(qa_pairs):
+def queue_for_validation(*, qa_pairs, **_signal):
     """Gives each pair still pending validation a validation task, once. Runs inside
-    the transaction that wrote the pairs (``collection.pairs.on_pairs_written``)."""
+    the transaction that wrote the pairs (the ``corpus.signals.pairs_written`` signal)."""
+    from .kinds.validation import Validation
+
     pending = [p for p in qa_pairs if p.state == QAPair.State.PENDING_VALIDATION]
     queued = set(PairValidation.objects.filter(qa_pair__in=pending).values_list("qa_pair_id", flat=True))
     created = []
     for pair in pending:
         if pair.pk in queued:
             continue
-        batch = batch_for(kind="validation", family=pair.family)
+        batch = batch_for(kind=Validation.name, family=pair.family)
         if batch is None:
             continue
         (task,) = hits.add_tasks(batch=batch, payloads=[{"qa_pair": pair.pk}], assignments_wanted=VALIDATORS_WANTED)
@@ -49,7 +52,9 @@ def queue_pending_pairs():
     """Queues pairs written before validation was set up (or by the demo)."""
     with transaction.atomic():
         return queue_for_validation(
-            QAPair.objects.filter(state=QAPair.State.PENDING_VALIDATION, validation__isnull=True).order_by("id")
+            qa_pairs=QAPair.objects.filter(state=QAPair.State.PENDING_VALIDATION, validation__isnull=True).order_by(
+                "id"
+            )
         )
 
 
@@ -116,9 +121,8 @@ def _decide(validation, judgements, *, accepted):
     pair = QAPair.objects.select_for_update().get(pk=validation.qa_pair_id)
     if pair.state == QAPair.State.PENDING_VALIDATION:
         # A pair rejected meanwhile (e.g. its screen failed review) stays rejected.
-        pair.state = QAPair.State.ACCEPTED if accepted else QAPair.State.REJECTED
-        pair.state_reason = "" if accepted else rejection_reason(judgements)
-        pair.save(update_fields=["state", "state_reason"])
+        state = QAPair.State.ACCEPTED if accepted else QAPair.State.REJECTED
+        corpus.decide_pair(qa_pair=pair, state=state, reason="" if accepted else rejection_reason(judgements))
     quality.count_decision(judgements=judgements, pair=pair, accepted=accepted)
     quality.recompute_agreement_later(batch_ids={validation_batch_id(validation), pair_batch_id(pair)})
 

@@ -1,81 +1,9 @@
-"""Checking work: the review of every image before it may leave the platform, qualification
-tests, the validation of QA pairs, reference answers and worker quality."""
+"""Checking work: qualification tests, the validation of QA pairs and its agreement, and
+worker quality. (Reference answers are corpus records; the review of images is moderation.)"""
 
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
-
-
-class ReviewItem(models.Model):
-    """One asset waiting for (or past) its human check, with what the pre-screen found.
-
-    Items are ordered by risk, highest first, in the queue their worst finding puts them
-    in. A reviewer holds an item while deciding; nobody else is given it meanwhile.
-    """
-
-    class Queue(models.TextChoices):
-        PII = "pii", "Personal data"
-        SAFETY = "safety", "Safety"
-
-    asset = models.OneToOneField("assets.Asset", on_delete=models.CASCADE, related_name="review_item")
-    queue = models.CharField(max_length=8, choices=Queue.choices, default=Queue.PII)
-    findings = models.JSONField(default=list, blank=True)
-    pii_risk = models.FloatField(default=0)
-    safety_risk = models.FloatField(default=0)
-    risk = models.FloatField(default=0, help_text="The queue's order: highest first.")
-    prescreened_at = models.DateTimeField(null=True, blank=True)
-    claimed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
-    claimed_until = models.DateTimeField(null=True, blank=True)
-    decided_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    def __str__(self):
-        return f"review of asset {self.asset_id}"
-
-    class Meta:
-        indexes = [
-            models.Index(
-                fields=["queue", "-risk", "id"], condition=Q(decided_at__isnull=True), name="review_open_by_risk"
-            )
-        ]
-        constraints = [models.CheckConstraint(condition=Q(queue__in=["pii", "safety"]), name="review_queue_known")]
-
-
-class ReviewDecision(models.Model):
-    """The audit log: who decided what, when, on which findings. Kept after a purge
-    (the asset's digest stays when its bytes and row are gone)."""
-
-    class Decision(models.TextChoices):
-        APPROVED = "approved", "Approved"
-        REDACTED = "redacted", "Redacted"
-        REJECTED = "rejected", "Rejected"
-        WITHDRAWN = "withdrawn", "Removed by its author"
-
-    asset = models.ForeignKey(
-        "assets.Asset", on_delete=models.SET_NULL, null=True, blank=True, related_name="review_decisions"
-    )
-    asset_sha256 = models.CharField(max_length=64)
-    decision = models.CharField(max_length=10, choices=Decision.choices)
-    reviewer = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
-    reason = models.TextField(blank=True)
-    findings = models.JSONField(default=list, blank=True)
-    boxes = models.JSONField(default=list, blank=True, help_text="Redacted areas, in image pixels.")
-    replacement = models.ForeignKey(
-        "assets.Asset", on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
-        help_text="The redacted copy that took the asset's place.",
-    )  # fmt: skip
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-
-    def __str__(self):
-        return f"{self.decision} {self.asset_sha256[:12]}"
-
-    class Meta:
-        ordering = ["-created_at"]
-
 
 # --- Qualification tests -------------------------------------------------------------------
 
@@ -227,7 +155,7 @@ class PairValidation(models.Model):
         ACCEPTED = "accepted", "Accepted"
         REJECTED = "rejected", "Rejected"
 
-    qa_pair = models.OneToOneField("collection.QAPair", on_delete=models.CASCADE, related_name="validation")
+    qa_pair = models.OneToOneField("corpus.QAPair", on_delete=models.CASCADE, related_name="validation")
     task = models.OneToOneField("hits.Task", on_delete=models.CASCADE, related_name="pair_validation")
     outcome = models.CharField(max_length=8, choices=Outcome.choices, blank=True)
     accept_votes = models.PositiveSmallIntegerField(default=0)
@@ -254,7 +182,7 @@ class Judgement(models.Model):
     """One validator's answers on one QA pair."""
 
     validation = models.ForeignKey(PairValidation, on_delete=models.CASCADE, related_name="judgements")
-    qa_pair = models.ForeignKey("collection.QAPair", on_delete=models.CASCADE, related_name="judgements")
+    qa_pair = models.ForeignKey("corpus.QAPair", on_delete=models.CASCADE, related_name="judgements")
     assignment = models.OneToOneField("hits.Assignment", on_delete=models.CASCADE, related_name="judgement")
     validator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="judgements")
     answer_correct = models.BooleanField()
@@ -278,45 +206,6 @@ class Judgement(models.Model):
                 | Q(accept=False) & (Q(answer_correct=False) | Q(follows_guidelines=False) | Q(sources_needed=False)),
                 name="judgement_accept_means_all_yes",
             ),
-        ]
-
-
-# --- Reference answers ----------------------------------------------------------------------
-
-
-class ReferenceSet(models.Model):
-    """The reference answers wanted for a test candidate: five full sentences by five
-    different workers, and one keyword answer."""
-
-    qa_pair = models.OneToOneField("collection.QAPair", on_delete=models.CASCADE, related_name="reference_set")
-    task = models.OneToOneField("hits.Task", on_delete=models.CASCADE, related_name="reference_set")
-    keyword_answer = models.CharField(max_length=200, blank=True)
-    keyword_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
-    chosen_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    def __str__(self):
-        return f"references of QA pair {self.qa_pair_id}"
-
-
-class ReferenceAnswer(models.Model):
-    reference_set = models.ForeignKey(ReferenceSet, on_delete=models.CASCADE, related_name="answers")
-    assignment = models.OneToOneField("hits.Assignment", on_delete=models.CASCADE, related_name="reference_answer")
-    worker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reference_answers")
-    answer = models.TextField(help_text="A full sentence.")
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    def __str__(self):
-        return self.answer[:80]
-
-    class Meta:
-        ordering = ["created_at", "id"]
-        constraints = [
-            models.UniqueConstraint(fields=["reference_set", "worker"], name="one_reference_answer_per_worker")
         ]
 
 

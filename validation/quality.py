@@ -16,8 +16,6 @@ from hits.models import Assignment, Disqualification
 
 from .models import WorkerQuality
 
-VALIDATION_KIND = "validation"
-
 
 def count_decision(*, judgements, pair, accepted):
     """Adds a decided pair to its author's record and its judgements to the validators'
@@ -78,14 +76,16 @@ def _check_validator(worker_id):
     rate = row.agreement_rate
     if row.judgements_decided < settings.QUALITY_MIN_JUDGEMENTS or rate >= settings.QUALITY_MIN_AGREEMENT:
         return None
-    if _active(worker_id, VALIDATION_KIND):
+    from .kinds.validation import Validation
+
+    if _active(worker_id, Validation.name):
         return None
     reason = (
         f"Your verdicts agreed with the other validators' majority on {row.judgements_agreeing} of "
         f"{row.judgements_decided} questions ({rate:.0%}); at least {settings.QUALITY_MIN_AGREEMENT:.0%} is needed. "
         "Read the tutorial again and ask an admin to be reinstated."
     )
-    return hits.disqualify(worker_id=worker_id, kind=VALIDATION_KIND, reason=reason, automatic=True)
+    return hits.disqualify(worker_id=worker_id, kind=Validation.name, reason=reason, automatic=True)
 
 
 def _check_writer(worker_id, kind):

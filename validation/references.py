@@ -5,12 +5,11 @@ keyword answer (the answer in as few words as carry its meaning)."""
 from django.db import transaction
 
 from accounts.models import Role
-from collection.models import QAPair
+from corpus.models import QAPair, ReferenceAnswer, ReferenceSet
 from hits import services as hits
 
 from .batches import batch_for
 from .errors import NotAllowed
-from .models import ReferenceAnswer, ReferenceSet
 
 WRITERS_WANTED = 5
 
@@ -21,11 +20,13 @@ def choose_for_references(*, qa_pairs, actor):
     Pairs already chosen, or not accepted, are skipped. Returns the new sets."""
     if not actor.has_role(Role.ADMIN):
         raise NotAllowed("Only admins choose test candidates.")
+    from .kinds.references import References
+
     created = []
     for pair in qa_pairs:
         if pair.state != QAPair.State.ACCEPTED or ReferenceSet.objects.filter(qa_pair=pair).exists():
             continue
-        batch = batch_for(kind="references", family=pair.family)
+        batch = batch_for(kind=References.name, family=pair.family)
         if batch is None:
             continue
         (task,) = hits.add_tasks(batch=batch, payloads=[{"qa_pair": pair.pk}], assignments_wanted=WRITERS_WANTED)

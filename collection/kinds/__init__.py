@@ -1,0 +1,1 @@
+"""Capture task kinds: one module each, registered with ``@hits.registry.kind``."""

@@ -5,9 +5,10 @@ but related, and say what they share. The triples become six-image groups
 from django.db import transaction
 from rest_framework import serializers
 
+from corpus.models import ImageSource, ImageTriple
+from hits import registry
 from hits.kinds.base import TaskKind
 
-from ..models import ImageSource, ImageTriple
 from .webqa import add_pool_tasks, checked_ids, existing_ids, int_list
 
 FILTER_SIZE = 10
@@ -49,8 +50,10 @@ class ImageFilterSubmission(serializers.Serializer):
         return " ".join(label.split())
 
 
+@registry.kind
 class ImageFilter(TaskKind):
     name = "image_filter"
+    tutorial = "images"
     title = "Pick three related images"
     summary = "Of ten images found for one topic, pick three that differ but belong together, and say what links them."
     template_name = "collection/kinds/image_filter.html"

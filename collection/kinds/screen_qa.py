@@ -6,12 +6,14 @@ import json
 from django.db import transaction
 from rest_framework import serializers
 
+from corpus.models import Category, Evidence, ReasoningType, Screen, host_of
+from corpus.selectors import summary_of
+from corpus.services import write_pairs
 from hits.kinds.base import TaskKind
 
 from ..answers import answer_type
 from ..catalogue import site_for
-from ..models import Category, Evidence, QAPair, ReasoningType, Screen, host_of
-from ..pairs import pairs_written, summary_of
+from ..services import describe_screen
 
 
 class CaptureTaskInput(serializers.Serializer):
@@ -162,29 +164,30 @@ class ScreenQAKind(TaskKind):
     @transaction.atomic
     def on_submitted(self, *, assignment, answer):
         category = Category.objects.get(slug=assignment.task.payload["category"])
-        qa_pair = QAPair.objects.create(
-            family=QAPair.Family.WEBQUEST,
-            split_kind=self.split_kind,
-            question=answer["question"],
-            answer=answer["answer"],
-            answer_type=answer_type(answer["answer"]),
-            reasoning_types=sorted(answer["reasoning_types"]),
-            category=category,
-            author_id=assignment.worker_id,
-            assignment=assignment,
-        )
-        for position, entry in enumerate(answer["screens"]):
-            screen = entry["screen"]
-            screen.url, screen.title, screen.site, screen.category = (
-                entry["url"],
-                entry["title"],
-                entry["site"],
-                category,
+        for entry in answer["screens"]:
+            describe_screen(
+                screen=entry["screen"],
+                url=entry["url"],
+                title=entry["title"],
+                site=entry["site"],
+                category=category,
+                assignment=assignment,
             )
-            screen.assignment = assignment
-            screen.save(update_fields=["url", "title", "site", "category", "assignment"])
-            Evidence.objects.create(qa_pair=qa_pair, position=position, screen=screen, note=entry["note"])
-        pairs_written([qa_pair])
+        (qa_pair,) = write_pairs(
+            assignment=assignment,
+            pairs=[
+                {
+                    "family": self.family,
+                    "split_kind": self.split_kind,
+                    "question": answer["question"],
+                    "answer": answer["answer"],
+                    "answer_type": answer_type(answer["answer"]),
+                    "reasoning_types": sorted(answer["reasoning_types"]),
+                    "category": category,
+                    "evidence": [{"screen": entry["screen"], "note": entry["note"]} for entry in answer["screens"]],
+                }
+            ],
+        )
         return {
             **answer,
             "screens": [

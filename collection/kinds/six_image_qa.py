@@ -4,11 +4,13 @@ two of them, at least one needing two; full-sentence answers with keyword answer
 from django.db import transaction
 from rest_framework import serializers
 
+from corpus.models import ImageGroup
+from corpus.selectors import summary_of
+from corpus.services import write_pairs
+from hits import registry
 from hits.kinds.base import TaskKind
 from mining.categories import categorise, keyword_problem
 
-from ..models import Evidence, ImageGroup, QAPair
-from ..pairs import pairs_written, summary_of
 from .webqa import WebQAAnswer, checked_ids, int_list
 
 PAIRS = 3
@@ -80,8 +82,14 @@ class SixImageQASubmission(serializers.Serializer):
         return sorted(ticked)
 
 
+@registry.kind
 class SixImageQA(TaskKind):
     name = "six_image_qa"
+    family = "webqa"
+    split_kind = "image"
+    negatives = ("text", "image")
+    categorised_as = "webqa"
+    tutorial = "images"
     title = "Write three questions on six images"
     summary = "Six images with their descriptions: write three questions that need one or two of them to answer."
     template_name = "collection/kinds/six_image_qa.html"
@@ -124,25 +132,22 @@ class SixImageQA(TaskKind):
     @transaction.atomic
     def on_submitted(self, *, assignment, answer):
         group_id = assignment.task.payload["group"]
-        written = []
-        for pair in answer["pairs"]:
-            qa_pair = QAPair.objects.create(
-                family=QAPair.Family.WEBQA,
-                split_kind=QAPair.SplitKind.IMAGE,
-                question=pair["question"],
-                answer=pair["answer"],
-                keyword_answer=pair["keyword_answer"],
-                question_category=pair["question_category"],
-                image_group_id=group_id,
-                author_id=assignment.worker_id,
-                assignment=assignment,
-            )
-            Evidence.objects.bulk_create(
-                Evidence(qa_pair=qa_pair, position=position, image_id=image)
-                for position, image in enumerate(pair["images"])
-            )
-            written.append(qa_pair)
-        pairs_written(written)
+        written = write_pairs(
+            assignment=assignment,
+            pairs=[
+                {
+                    "family": self.family,
+                    "split_kind": self.split_kind,
+                    "question": pair["question"],
+                    "answer": pair["answer"],
+                    "keyword_answer": pair["keyword_answer"],
+                    "question_category": pair["question_category"],
+                    "image_group_id": group_id,
+                    "evidence": [{"image_id": image} for image in pair["images"]],
+                }
+                for pair in answer["pairs"]
+            ],
+        )
         return {
             "pairs": [{**pair, "qa_pair": qa_pair.pk} for pair, qa_pair in zip(answer["pairs"], written, strict=True)],
             "checklist": answer["checklist"],

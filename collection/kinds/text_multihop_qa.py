@@ -4,11 +4,13 @@ four snippets, optionally with one fact the worker looked up, cited by its addre
 from django.db import transaction
 from rest_framework import serializers
 
+from corpus.models import Snippet
+from corpus.selectors import summary_of
+from corpus.services import write_pairs
+from hits import registry
 from hits.kinds.base import TaskKind
 from mining.categories import keyword_problem
 
-from ..models import Evidence, QAPair, Snippet
-from ..pairs import pairs_written, summary_of
 from .webqa import WebQAAnswer, add_pool_tasks, checked_ids, existing_ids, int_list
 
 SNIPPETS = 4
@@ -56,8 +58,14 @@ class TextMultihopSubmission(WebQAAnswer):
         return data
 
 
+@registry.kind
 class TextMultihopQA(TaskKind):
     name = "text_multihop_qa"
+    family = "webqa"
+    split_kind = "text"
+    negatives = ("text", "image")
+    categorised_as = "text"
+    tutorial = "text"
     title = "Write a question across text snippets"
     summary = "Four short texts from the web: write a question whose answer needs facts from at least two of them."
     template_name = "collection/kinds/text_multihop_qa.html"
@@ -88,26 +96,23 @@ class TextMultihopQA(TaskKind):
 
     @transaction.atomic
     def on_submitted(self, *, assignment, answer):
-        qa_pair = QAPair.objects.create(
-            family=QAPair.Family.WEBQA,
-            split_kind=QAPair.SplitKind.TEXT,
-            question=answer["question"],
-            answer=answer["answer"],
-            keyword_answer=answer["keyword_answer"],
-            question_category="text",
-            author_id=assignment.worker_id,
-            assignment=assignment,
-        )
-        evidence = [
-            Evidence(qa_pair=qa_pair, position=position, snippet_id=snippet)
-            for position, snippet in enumerate(answer["snippets"])
-        ]
+        evidence = [{"snippet_id": snippet} for snippet in answer["snippets"]]
         if answer["fact"]:
-            evidence.append(
-                Evidence(qa_pair=qa_pair, position=len(evidence), fact=answer["fact"], url=answer["fact_url"])
-            )
-        Evidence.objects.bulk_create(evidence)
-        pairs_written([qa_pair])
+            evidence.append({"fact": answer["fact"], "url": answer["fact_url"]})
+        (qa_pair,) = write_pairs(
+            assignment=assignment,
+            pairs=[
+                {
+                    "family": self.family,
+                    "split_kind": self.split_kind,
+                    "question": answer["question"],
+                    "answer": answer["answer"],
+                    "keyword_answer": answer["keyword_answer"],
+                    "question_category": "text",
+                    "evidence": evidence,
+                }
+            ],
+        )
         return {**answer, "qa_pair": qa_pair.pk}
 
 

@@ -1,11 +1,13 @@
 from django.db import transaction
 from rest_framework import serializers
 
+from corpus.models import ReasoningType, Trace
+from corpus.selectors import summary_of
+from corpus.services import write_pairs
+from hits import registry
 from hits.kinds.base import TaskKind
 
 from ..answers import answer_type
-from ..models import Evidence, QAPair, ReasoningType, Trace
-from ..pairs import pairs_written, summary_of
 
 MAX_PAIRS = 5
 
@@ -54,11 +56,19 @@ class TraceQASubmission(serializers.Serializer):
             self.context["steps"] = {step.pk: step for step in trace.steps.select_related("screen")}
 
 
+@registry.kind
 class TraceQA(TaskKind):
     """Questions on a recorded trace: each needs 3–5 of its screens, the rest of the
     trace being the context a model has to search."""
 
     name = "trace_qa"
+    family = "webquest"
+    split_kind = "trace"
+    negatives = ("trace_screens",)
+    categorised_as = "reasoning"
+    shows_trace = True
+    takes_traces = True
+    tutorial = "traces"
     title = "Write questions on a browsing trace"
     summary = "Look through a recorded browsing session, mark the screens a question needs, and write it."
     template_name = "collection/kinds/trace_qa.html"
@@ -102,30 +112,26 @@ class TraceQA(TaskKind):
     def on_submitted(self, *, assignment, answer):
         trace = Trace.objects.get(pk=assignment.task.payload["trace"])
         steps = {step.pk: step for step in trace.steps.select_related("screen")}
-        created = []
-        written = []
-        for pair in answer["pairs"]:
-            qa_pair = QAPair.objects.create(
-                family=QAPair.Family.WEBQUEST,
-                split_kind=QAPair.SplitKind.TRACE,
-                question=pair["question"],
-                answer=pair["answer"],
-                answer_type=answer_type(pair["answer"]),
-                reasoning_types=sorted(pair["reasoning_types"]),
-                category=trace.category,
-                trace=trace,
-                author_id=assignment.worker_id,
-                assignment=assignment,
-            )
-            for position, step_id in enumerate(pair["steps"]):
-                step = steps[step_id]
-                Evidence.objects.create(qa_pair=qa_pair, position=position, screen=step.screen, step=step)
-            created.append(qa_pair.pk)
-            written.append(qa_pair)
-        pairs_written(written)
+        written = write_pairs(
+            assignment=assignment,
+            pairs=[
+                {
+                    "family": self.family,
+                    "split_kind": self.split_kind,
+                    "question": pair["question"],
+                    "answer": pair["answer"],
+                    "answer_type": answer_type(pair["answer"]),
+                    "reasoning_types": sorted(pair["reasoning_types"]),
+                    "category": trace.category,
+                    "trace": trace,
+                    "evidence": [{"screen": steps[step].screen, "step": steps[step]} for step in pair["steps"]],
+                }
+                for pair in answer["pairs"]
+            ],
+        )
         return {
             "pairs": [
-                {**pair, "reasoning_types": sorted(pair["reasoning_types"]), "qa_pair": pk}
-                for pair, pk in zip(answer["pairs"], created, strict=True)
+                {**pair, "reasoning_types": sorted(pair["reasoning_types"]), "qa_pair": qa_pair.pk}
+                for pair, qa_pair in zip(answer["pairs"], written, strict=True)
             ]
         }

@@ -2,19 +2,19 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from collection.models import Site
+from corpus.models import Site
 
 pytestmark = pytest.mark.django_db
 
 
 def _import(client, text, encoding="utf-8"):
     upload = SimpleUploadedFile("sites.csv", text.encode(encoding), content_type="text/csv")
-    return client.post(reverse("admin:collection_site_import"), {"file": upload}, follow=True)
+    return client.post(reverse("admin:corpus_site_import"), {"file": upload}, follow=True)
 
 
 def test_admin_imports_sites_from_csv_and_sees_line_numbered_errors(client, admin_user):
     client.force_login(admin_user)
-    assert "Import from CSV" in client.get(reverse("admin:collection_site_changelist")).content.decode()
+    assert "Import from CSV" in client.get(reverse("admin:corpus_site_changelist")).content.decode()
     bad = _import(client, "category,name,url\nShopping,Shop,https://shop.test/\nNowhere,X,https://x.test/\n")
     assert "Line 3: Unknown category" in bad.content.decode() and not Site.objects.exists()
     good = _import(client, "category,name,url\nShopping,Shop,https://shop.test/\nHotel,Stay,https://stay.test/\n")
@@ -26,7 +26,7 @@ def test_admin_imports_sites_from_csv_and_sees_line_numbered_errors(client, admi
 
 def test_raters_cannot_import_sites(client, rater):
     client.force_login(rater)
-    response = client.post(reverse("admin:collection_site_import"))
+    response = client.post(reverse("admin:corpus_site_import"))
     assert response.status_code == 302 and "login" in response["Location"]
 
 
@@ -43,23 +43,24 @@ def test_capture_admin_pages_render(client, admin_user):
         "imagetriple",
         "imagegroup",
     ):
-        assert client.get(f"/admin/collection/{model}/").status_code == 200, model
+        app = "collection" if model == "poolimport" else "corpus"
+        assert client.get(f"/admin/{app}/{model}/").status_code == 200, model
     assert client.get("/admin/hits/disqualification/").status_code == 200
 
 
 def test_staff_correction_of_a_question_category_sticks(client, admin_user, rater):
-    from collection.models import QAPair
+    from corpus.models import QAPair
 
     pair = QAPair.objects.create(
         family="webqa", split_kind="image", question="Is the barn red?", answer="Yes, the barn is red.",
         keyword_answer="yes", question_category="Others", author=rater,
     )  # fmt: skip
     client.force_login(admin_user)
-    form = client.get(f"/admin/collection/qapair/{pair.pk}/change/").context["adminform"].form
+    form = client.get(f"/admin/corpus/qapair/{pair.pk}/change/").context["adminform"].form
     data = {key: value for key, value in form.initial.items() if value is not None and key != "reasoning_types"}
     data.update({"question_category": "YesNo", "reasoning_types": "[]", "author": rater.pk})
     data.update({"evidence-TOTAL_FORMS": 0, "evidence-INITIAL_FORMS": 0})
-    response = client.post(f"/admin/collection/qapair/{pair.pk}/change/", data)
+    response = client.post(f"/admin/corpus/qapair/{pair.pk}/change/", data)
     assert response.status_code == 302, response.context["adminform"].form.errors
     pair.refresh_from_db()
     assert (pair.question_category, pair.question_category_manual) == ("YesNo", True)
@@ -82,8 +83,7 @@ def test_admin_disqualifies_and_lifts(client, admin_user, rater):
 
 
 def test_admin_chooses_accepted_pairs_as_test_candidates(client, admin_user, rater):
-    from collection.models import QAPair
-    from validation.models import ReferenceSet
+    from corpus.models import QAPair, ReferenceSet
 
     accepted, pending = (
         QAPair.objects.create(family="webqa", question=f"Q{n}?", answer="A full answer.", state=state, author=rater)
@@ -91,7 +91,7 @@ def test_admin_chooses_accepted_pairs_as_test_candidates(client, admin_user, rat
     )
     client.force_login(admin_user)
     response = client.post(
-        "/admin/collection/qapair/",
+        "/admin/corpus/qapair/",
         {"action": "collect_reference_answers", "_selected_action": [accepted.pk, pending.pk]},
         follow=True,
     )

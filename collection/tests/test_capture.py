@@ -4,7 +4,7 @@ import pytest
 
 from assets.models import Asset
 from assets.tests.samples import encode, huge_png, png_bytes, screenshot, svg_bytes
-from collection.models import Evidence, QAPair, Screen
+from corpus.models import Evidence, QAPair, Screen
 from hits.models import Assignment
 from tests.factories import capture_batch, site
 

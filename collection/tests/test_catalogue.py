@@ -2,7 +2,7 @@ import pytest
 
 from collection.answers import answer_type
 from collection.catalogue import import_sites, site_for
-from collection.models import Category, Site
+from corpus.models import Category, Site
 from tests.factories import site
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ import pytest
 from django.core.management import call_command
 
 from accounts.models import User
-from collection.models import ImageGroup, ImageSource, QAPair, Screen, Site, Snippet, Trace
+from corpus.models import ImageGroup, ImageSource, QAPair, Screen, Site, Snippet, Trace
 from hits.models import Batch, Task
 
 pytestmark = pytest.mark.django_db

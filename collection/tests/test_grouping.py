@@ -4,7 +4,7 @@ import pytest
 
 from collection import tasks
 from collection.grouping import NotASixImageBatch, group_triples, similarity_matrix
-from collection.models import ImageGroup, ImageTriple
+from corpus.models import ImageGroup, ImageTriple
 from hits.models import Batch
 from tests.pools import pool_images, triple
 

@@ -10,8 +10,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from assets.tests.conftest import s3, s3_server  # noqa: F401 (fixtures)
-from collection.models import ImageSource, PoolImport, Snippet
+from collection.models import PoolImport
 from collection.pools import run_import
+from corpus.models import ImageSource, Snippet
 from tests.api import api_error
 from tests.pools import image_bytes
 

@@ -122,7 +122,7 @@ def test_reviewers_find_the_batches_waiting_for_a_spot_check_on_their_queues_pag
     services.approve_assignment(assignment_id=first.pk, actor=reviewer)
     _filter_batch(tasks=1, spot_check_percent=100, name="Nothing done yet")
     client.force_login(reviewer)
-    page = client.get(reverse("validation:queues")).content.decode()
+    page = client.get(reverse("moderation:queues")).content.decode()
     assert "Towers to check</a>: 2 waiting" in page
     assert reverse("hits:spot_check", args=[batch.pk]) in page
     assert "Nothing done yet" not in page

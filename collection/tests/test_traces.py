@@ -7,7 +7,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from assets.tests.samples import png_bytes
-from collection.models import QAPair, TraceStep
+from corpus.models import QAPair, TraceStep
 from hits.models import Task
 from tests.factories import capture_batch, make_category, site
 

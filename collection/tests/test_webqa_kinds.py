@@ -3,10 +3,10 @@ server, with clear messages and nothing saved when a submission breaks one."""
 
 import pytest
 
-from collection import pairs
 from collection.kinds.image_filter import make_filter_tasks
 from collection.kinds.text_multihop_qa import make_text_tasks
-from collection.models import Evidence, ImageTriple, QAPair
+from corpus.models import Evidence, ImageTriple, QAPair
+from corpus.signals import pairs_written
 from hits.models import Assignment, Batch
 from tests.api import api_error
 from tests.pools import image_group, pool_images, snippets, webqa_batch
@@ -179,11 +179,15 @@ def test_closed_class_keyword_answers_must_use_the_scorers_words(six_image_task)
 def test_six_image_task_writes_three_webqa_pairs_with_their_images(six_image_task):
     client, assignment_id, images, group = six_image_task
     written = []
-    pairs.on_pairs_written(written.extend)
+
+    def receive(*, qa_pairs, **_signal):
+        written.extend(qa_pairs)
+
+    pairs_written.connect(receive)
     try:
         response = _submit(client, assignment_id, _good(images))
     finally:
-        pairs._hooks.remove(written.extend)
+        pairs_written.disconnect(receive)
     assert response.status_code == 200, response.json()
     made = QAPair.objects.order_by("id")
     assert [p.pk for p in written] == [p.pk for p in made]

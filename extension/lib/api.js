@@ -112,9 +112,10 @@ export function createApi({ baseUrl, token, fetch: fetchImpl = globalThis.fetch,
     baseUrl,
     me: async () => (await request("me/")).data,
     categories: () => listAll("categories/"),
-    /** The open batches of kind trace_qa this rater may record for. */
+    /** The open batches fed by recorded traces that this rater may record for (the
+     * server says which kinds take traces: `takes_traces`). */
     traceBatches: async () =>
-      (await listAll("batches/available/")).filter((batch) => batch.kind === "trace_qa" && batch.eligible === true),
+      (await listAll("batches/available/")).filter((batch) => batch.takes_traces === true && batch.eligible === true),
     blocklist: async () => {
       const { data } = await request("blocklist/");
       return { hosts: data?.hosts ?? [], patterns: data?.patterns ?? [] };

@@ -33,19 +33,20 @@ test("calls carry the token, no cookies, and go under /api/v1/", async () => {
   assert.equal(calls[0].init.credentials, "omit");
 });
 
-test("lists follow the pages; only eligible trace_qa batches are offered", async () => {
+test("lists follow the pages; only eligible batches that take traces are offered", async () => {
   const { calls, fetch } = recordingFetch([
-    { body: { count: 3, next: "http://internal:8000/api/v1/batches/available/?page=2&page_size=500", results: [
-      { id: 1, kind: "trace_qa", eligible: true, name: "Traces A" },
-      { id: 2, kind: "single_screen_qa", eligible: true, name: "Screens" },
+    { body: { count: 4, next: "http://internal:8000/api/v1/batches/available/?page=2&page_size=500", results: [
+      { id: 1, kind: "trace_qa", takes_traces: true, eligible: true, name: "Traces A" },
+      { id: 2, kind: "single_screen_qa", takes_traces: false, eligible: true, name: "Screens" },
+      { id: 4, kind: "my_trace_kind", takes_traces: true, eligible: true, name: "Traces C" },
     ] } },
-    { body: { count: 3, next: null, results: [{ id: 3, kind: "trace_qa", eligible: false, name: "Traces B", reason: "Needs a qualification." }] } },
+    { body: { count: 4, next: null, results: [{ id: 3, kind: "trace_qa", takes_traces: true, eligible: false, name: "Traces B", reason: "Needs a qualification." }] } },
   ]);
   const api = createApi({ baseUrl: "https://t.example", token: "k", fetch });
 
   const batches = await api.traceBatches();
 
-  assert.deepEqual(batches.map((batch) => batch.id), [1]);
+  assert.deepEqual(batches.map((batch) => batch.id), [1, 4]);
   assert.equal(calls[1].url, "https://t.example/api/v1/batches/available/?page=2&page_size=500");
 });
 

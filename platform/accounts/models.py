@@ -31,11 +31,25 @@ class User(AbstractUser):
         return self.has_role(Role.ADMIN)
 
     def save(self, *args, **kwargs):
-        # Admins manage everything in the Django admin; nobody else gets into it by role.
+        # Admins manage everything in the Django admin; nobody else gets into it by role:
+        # an admin moved to another role loses the admin's rights with it. (A superuser
+        # made by ``createsuperuser`` without the admin role keeps them.)
         if self.role == Role.ADMIN:
             self.is_staff = True
             self.is_superuser = True
+        elif self.pk is not None and self._leaving_admin(kwargs.get("update_fields")):
+            self.is_staff = False
+            self.is_superuser = False
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "is_staff", "is_superuser"}
         super().save(*args, **kwargs)
+
+    def _leaving_admin(self, update_fields):
+        """Whether this save moves the user off the admin role."""
+        if update_fields is not None and "role" not in update_fields:
+            return False
+        before = type(self).objects.filter(pk=self.pk).values_list("role", flat=True).first()
+        return before == Role.ADMIN
 
     class Meta:
         constraints = [models.CheckConstraint(condition=Q(role__in=Role.values), name="user_role_known")]

@@ -1,11 +1,15 @@
-"""Every change to accounts goes through one of these functions."""
+"""Every change to accounts goes through one of these functions.
+
+Qualifications are granted and revoked only by ``validation.qualification`` (``grant``,
+``revoke`` and passing a test), which records each change in the worker's history.
+"""
 
 import secrets
 
 from django.db import transaction
 from django.utils import timezone
 
-from .models import ApiToken, QualificationGrant, RaterProfile, Role, User, digest_token
+from .models import ApiToken, RaterProfile, Role, User, digest_token
 
 
 @transaction.atomic
@@ -37,15 +41,3 @@ def revoke_api_token(*, token):
         token.revoked_at = timezone.now()
         token.save(update_fields=["revoked_at"])
     return token
-
-
-@transaction.atomic
-def grant_qualification(*, user, qualification, granted_by=None, note=""):
-    grant, _ = QualificationGrant.objects.get_or_create(
-        user=user, qualification=qualification, defaults={"granted_by": granted_by, "note": note}
-    )
-    return grant
-
-
-def revoke_qualification(*, user, qualification):
-    QualificationGrant.objects.filter(user=user, qualification=qualification).delete()

@@ -3,28 +3,19 @@
 from accounts.models import Role
 
 from .models import Asset, AssetUpload
-
-# Further reasons to let a user see an asset, added by the apps that hand assets out as
-# work (e.g. the screens of a trace to the rater writing questions on it).
-_view_rules = []
-
-
-def add_view_rule(rule):
-    """``rule(user=…, asset=…) -> bool``; any rule saying yes lets the user see it."""
-    if rule not in _view_rules:
-        _view_rules.append(rule)
+from .signals import viewing_asset
 
 
 def can_view(*, user, asset):
     """Whether ``user`` may see ``asset``: anyone who uploaded it, reviewers and admins,
-    and whoever a registered view rule lets see it."""
+    and whoever an app that hands the asset out as work lets see it (``viewing_asset``)."""
     if not user.is_authenticated:
         return False
     if user.has_role(Role.REVIEWER):
         return True
     if AssetUpload.objects.filter(asset=asset, uploaded_by=user).exists():
         return True
-    return any(rule(user=user, asset=asset) for rule in _view_rules)
+    return any(allowed is True for _receiver, allowed in viewing_asset.send(sender=Asset, user=user, asset=asset))
 
 
 def viewable_asset(*, user, asset_id):

@@ -9,7 +9,7 @@ from django.core.files.base import ContentFile, File
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 
-from . import images
+from . import images, signals
 from .models import Asset, AssetUpload
 
 EXTENSIONS = {Asset.Format.PNG: "png", Asset.Format.JPEG: "jpg", Asset.Format.WEBP: "webp"}
@@ -23,16 +23,6 @@ def thumbnail_key(*, sha256):
     return f"thumbs/{sha256[:2]}/{sha256[2:4]}/{sha256}.webp"
 
 
-# Called as ``hook(asset=…, source_url=…)`` once a new asset is committed: how other apps
-# take every new image into their work (the review queues pre-screen each one).
-_new_asset_hooks = []
-
-
-def on_new_asset(hook):
-    if hook not in _new_asset_hooks:
-        _new_asset_hooks.append(hook)
-
-
 def store_image(*, file, uploaded_by, source_url=""):
     """Checks ``file`` (a Django ``File``, e.g. an ``UploadedFile``), strips its metadata
     and stores it, unless the same image is already stored. Returns ``(asset, created)``.
@@ -40,7 +30,7 @@ def store_image(*, file, uploaded_by, source_url=""):
     Raises an ``assets.errors.ImageRefused`` subclass, with nothing stored, for a file
     that is empty, too large, not a still PNG/JPEG/WebP, damaged, or too many pixels.
     The upload is recorded for ``uploaded_by`` either way, which lets them see it.
-    ``source_url`` is the page the image shows or comes from, for the hooks.
+    ``source_url`` is the page the image shows or comes from, sent with ``asset_stored``.
 
     An image that is already stored is returned as it is, in whatever review state it
     has: uploading a rejected image again does not make it pending.
@@ -53,8 +43,7 @@ def store_image(*, file, uploaded_by, source_url=""):
             # made ours wait, then fail); that row is the asset, and its bytes are stored.
             asset, created = _store(image, uploaded_by)
     if created:
-        for hook in _new_asset_hooks:
-            hook(asset=asset, source_url=source_url)
+        signals.asset_stored.send(sender=Asset, asset=asset, source_url=source_url)
     return asset, created
 
 

@@ -1,6 +1,6 @@
 """Helpers shared by the Django admin pages of every app."""
 
-from django.contrib import messages
+from django.contrib import admin, messages
 
 from config.errors import DomainError
 
@@ -15,3 +15,13 @@ def run_on_each(modeladmin, request, objects, change, done):
         except DomainError as refusal:
             modeladmin.message_user(request, f"{obj}: {refusal.message}", messages.WARNING)
     modeladmin.message_user(request, f"{count} {done}.")
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """For records that only their own workflow writes: staff look, nobody edits."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -55,14 +55,17 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    # The foundation, floor by floor (docs/architecture.md), then the work on top of it.
     "accounts",
-    "hits",
     "assets",
+    "hits",
+    "corpus",
+    "moderation",
+    "mining",
+    "releases",
     "dashboards",
     "collection",
     "validation",
-    "mining",
-    "releases",
 ]
 
 MIDDLEWARE = [
@@ -227,8 +230,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "BatchStateEnum": "hits.models.Batch.State",
         "AssignmentStateEnum": "hits.models.Assignment.State",
-        "TraceStateEnum": "collection.models.Trace.State",
-        "QAPairStateEnum": "collection.models.QAPair.State",
+        "TraceStateEnum": "corpus.models.Trace.State",
+        "QAPairStateEnum": "corpus.models.QAPair.State",
         "PoolImportKindEnum": "collection.models.PoolImport.Kind",
         # Pool imports and mining chunks share one set: queued, running, done, failed.
         "JobStateEnum": "collection.models.PoolImport.State",

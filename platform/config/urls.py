@@ -20,7 +20,7 @@ urlpatterns = [
     path("api/v1/", include((api_v1, "api-v1"))),
     path("assets/", include("assets.urls")),
     path("capture/", include("collection.urls")),
-    path("review/", include("validation.urls")),
+    path("review/", include("moderation.urls")),
     path("training/", include("validation.training_urls")),
     path("dashboards/", include("dashboards.urls")),
     path("releases/", include("releases.urls")),

@@ -30,10 +30,11 @@ from django.db.models.functions import Cast, Coalesce, NullIf, TruncDay, TruncHo
 from django.utils import timezone
 
 from accounts.models import User
-from collection.models import Evidence, QAPair, ReasoningType, TraceStep
+from corpus.models import Evidence, QAPair, ReasoningType, ReferenceSet, TraceStep
 from hits.models import Assignment, Batch, Disqualification, Task
-from validation.models import ReferenceSet, ReviewItem
+from moderation.models import ReviewItem
 
+from . import columns
 from .models import DONE_STATES, BatchStateTotal, SubmissionTotal
 
 State = Assignment.State
@@ -194,8 +195,13 @@ WORKER_SORTS = {
     "approval": "approval_rate",
     "median": "-median_seconds",
     "hourly": "-hourly_pay",
-    "agreement": "agreement_rate",
 }
+
+
+def worker_sorts():
+    """The table's sorts: its own, and those of the columns other apps contribute."""
+    contributed = {c.sort: ("-" if c.descending else "") + c.name for c in columns.worker_columns()}
+    return {**WORKER_SORTS, **contributed}
 
 
 # How many kinds of work a worker is disqualified from.
@@ -233,10 +239,8 @@ def workers(*, sort="done", query="", flag=""):
             ),
             approval_rate=ExpressionWrapper(F("profile__approved_count") * 1.0 / NullIf(judged, 0), FloatField()),
             hourly_pay=ExpressionWrapper(F("earned") / NullIf(F("active_hours"), 0), FloatField()),
-            agreement_rate=ExpressionWrapper(
-                F("quality__judgements_agreeing") * 1.0 / NullIf(F("quality__judgements_decided"), 0), FloatField()
-            ),
             disqualified_from=Coalesce(Subquery(_active_disqualifications), 0),
+            **{column.name: column.expression() for column in columns.worker_columns()},
         )
         .values(
             "id",
@@ -249,11 +253,11 @@ def workers(*, sort="done", query="", flag=""):
             "approval_rate",
             "hourly_pay",
             "last_submitted",
-            "agreement_rate",
             "disqualified_from",
             "profile__blocked",
             "profile__approved_count",
             "profile__rejected_count",
+            *(column.name for column in columns.worker_columns()),
         )  # fmt: skip
     )
     if query:
@@ -264,7 +268,7 @@ def workers(*, sort="done", query="", flag=""):
         rows = rows.filter(profile__rejected_count__gte=5, approval_rate__lt=0.8)
     elif flag == "disqualified":
         rows = rows.filter(disqualified_from__gt=0)
-    order = WORKER_SORTS.get(sort, "-done")
+    order = worker_sorts().get(sort, "-done")
     field = order.lstrip("-")
     return rows.order_by(
         F(field).desc(nulls_last=True) if order.startswith("-") else F(field).asc(nulls_last=True), "id"

@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404, render
 
 from accounts.models import Role, User
 
-from . import selectors, services
+from . import columns, selectors, services
 
 
 def _staff(request, role=Role.ADMIN):
@@ -99,7 +99,7 @@ def _series(rows):
     )
 
 
-WORKER_COLUMNS = ["id", "username", "role", "done", "approval_rate", "agreement_rate", "median_seconds", "earned",
+WORKER_COLUMNS = ["id", "username", "role", "done", "approval_rate", "median_seconds", "earned",
                   "active_hours", "hourly_pay", "last_submitted", "profile__blocked", "disqualified_from"]  # fmt: skip
 
 
@@ -109,12 +109,22 @@ def workers(request):
     sort, query, flag = request.GET.get("sort", "done"), request.GET.get("q", ""), request.GET.get("flag", "")
     rows = selectors.workers(sort=sort, query=query, flag=flag)
     if request.GET.get("format") == "csv":
-        return _csv("workers", rows.iterator(), WORKER_COLUMNS)
+        contributed = [column.name for column in columns.worker_columns()]
+        return _csv("workers", rows.iterator(), [*WORKER_COLUMNS[:5], *contributed, *WORKER_COLUMNS[5:]])
     page = Paginator(rows, 50).get_page(request.GET.get("page"))
+    contributed = columns.worker_columns()
+    page.object_list = [{**row, "contributed": [(c, row[c.name]) for c in contributed]} for row in page.object_list]
     return render(
         request,
         "dashboards/workers.html",
-        {"page": page, "sort": sort, "q": query, "flag": flag, "sorts": selectors.WORKER_SORTS},
+        {
+            "page": page,
+            "sort": sort,
+            "q": query,
+            "flag": flag,
+            "sorts": selectors.worker_sorts(),
+            "columns": contributed,
+        },
     )
 
 

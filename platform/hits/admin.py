@@ -3,6 +3,7 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
+from accounts.admin import RaterProfileAdmin
 from config.admin import run_on_each
 from config.errors import DomainError
 
@@ -199,3 +200,34 @@ class KindRequirementsAdmin(admin.ModelAdmin):
     form = KindRequirementsForm
     list_display = ["kind", "min_approval_rate", "min_approved_count", "allowed_locales"]
     filter_horizontal = ["required_qualifications"]
+
+
+class BlockForm(admin.helpers.ActionForm):
+    reason = forms.CharField(required=False, label="Reason (required to block; the worker sees it)")
+
+
+@admin.action(description="Block the selected workers (with the reason above)")
+def block(modeladmin, request, queryset):
+    run_on_each(
+        modeladmin,
+        request,
+        queryset.select_related("user"),
+        lambda p: services.block_worker(worker=p.user, actor=request.user, reason=request.POST.get("reason", "")),
+        "blocked",
+    )
+
+
+@admin.action(description="Unblock the selected workers")
+def unblock(modeladmin, request, queryset):
+    run_on_each(
+        modeladmin,
+        request,
+        queryset.select_related("user"),
+        lambda p: services.unblock_worker(worker=p.user, actor=request.user),
+        "unblocked",
+    )
+
+
+# The work engine's actions on the accounts app's worker profiles.
+RaterProfileAdmin.action_form = BlockForm
+RaterProfileAdmin.actions = [*(RaterProfileAdmin.actions or []), block, unblock]

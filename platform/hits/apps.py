@@ -8,4 +8,4 @@ class HitsConfig(AppConfig):
     def ready(self):
         from . import registry
 
-        registry.load()
+        registry.autodiscover(self)

@@ -1,20 +1,16 @@
-"""The task kinds Trailmark knows. Adding a kind is one line in ``KIND_CLASSES``."""
+"""The task kinds this server knows.
 
-from django.utils.module_loading import import_string
+A kind is a class in the ``kinds`` package of the app whose work it is, decorated with
+``@kind``; the app's ``AppConfig.ready`` calls ``autodiscover(self)``, which imports every
+module of that package, so each kind registers itself when its app loads. Nothing else
+lists kinds: what other code needs to know about one, it asks the kind (see
+``hits.kinds.base.TaskKind``).
+"""
+
+import importlib
+import pkgutil
 
 from config.errors import DomainError
-
-KIND_CLASSES = [
-    "hits.kinds.demo_question.DemoQuestion",
-    "collection.kinds.single_screen_qa.SingleScreenQA",
-    "collection.kinds.multi_screen_qa.MultiScreenQA",
-    "collection.kinds.trace_qa.TraceQA",
-    "collection.kinds.image_filter.ImageFilter",
-    "collection.kinds.six_image_qa.SixImageQA",
-    "collection.kinds.text_multihop_qa.TextMultihopQA",
-    "validation.kinds.validation.Validation",
-    "validation.kinds.references.References",
-]
 
 _kinds = {}
 
@@ -26,10 +22,22 @@ class UnknownKind(DomainError):
     code = "unknown_kind"
 
 
-def load():
-    _kinds.clear()
-    for path in KIND_CLASSES:
-        register(import_string(path)())
+def autodiscover(app_config):
+    """Imports every module of ``<app>.kinds``, whose ``@kind`` classes register themselves."""
+    try:
+        package = importlib.import_module(f"{app_config.name}.kinds")
+    except ModuleNotFoundError as missing:
+        if missing.name != f"{app_config.name}.kinds":
+            raise
+        return
+    for module in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{module.name}")
+
+
+def kind(cls):
+    """Class decorator: registers one instance of the kind class it decorates."""
+    register(cls())
+    return cls
 
 
 def register(kind):
@@ -58,3 +66,14 @@ def all_kinds():
 
 def choices():
     return [(kind.name, kind.title) for kind in all_kinds()]
+
+
+def writing(split_kind):
+    """The kind that writes QA pairs of ``split_kind``, or None (e.g. pairs imported or
+    written by a kind since removed)."""
+    return next((k for k in _kinds.values() if k.split_kind and k.split_kind == split_kind), None)
+
+
+def split_kinds(test):
+    """The split kinds written by the kinds for which ``test(kind)`` holds, sorted."""
+    return tuple(sorted({k.split_kind for k in _kinds.values() if k.split_kind and test(k)}))

@@ -57,6 +57,12 @@ class AvailableBatchSerializer(serializers.Serializer):
     reason = serializers.CharField(
         source="eligibility.reason", help_text="Why you cannot take this work, if you cannot."
     )
+    takes_traces = serializers.SerializerMethodField(
+        help_text="Whether the batch's tasks are traces recorded with the browser extension."
+    )
+
+    def get_takes_traces(self, row) -> bool:
+        return bool(row["kind"] and row["kind"].takes_traces)
 
 
 class TasksInSerializer(serializers.Serializer):

@@ -5,8 +5,8 @@ from django import forms
 from django.contrib import admin, messages
 from django.utils.html import format_html
 
-from collection.models import QAPair
 from config.errors import DomainError
+from corpus.models import QAPair
 
 from . import services
 from .models import Distractor, MiningChunk, MiningRun, ReasoningCheck

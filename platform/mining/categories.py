@@ -17,6 +17,8 @@ import re
 from functools import cache
 from pathlib import Path
 
+from hits import registry
+
 YES_NO = "YesNo"
 CHOOSE = "choose"
 NUMBER = "number"
@@ -27,7 +29,18 @@ TEXT = "text"
 IMAGE_CATEGORIES = (YES_NO, CHOOSE, NUMBER, COLOR, SHAPE, OTHERS)
 CATEGORIES = (*IMAGE_CATEGORIES, TEXT)
 
-SCREEN_SPLIT_KINDS = ("single_screen", "multi_screen", "trace")
+
+# Which split kinds get which treatment is declared by the task kind writing them
+# (``TaskKind.categorised_as``, ``TaskKind.negatives``); a split kind no kind writes
+# gets neither a category nor negatives.
+def screen_split_kinds():
+    """Split kinds whose writers tick reasoning types (checked instead of categorised)."""
+    return registry.split_kinds(lambda kind: kind.categorised_as == "reasoning")
+
+
+def categorised_split_kinds():
+    return registry.split_kinds(lambda kind: kind.categorised_as in ("webqa", "text", "reasoning"))
+
 
 # Words a yes/no question can start with ("Is the roof red?", "Can you see …?").
 AUXILIARIES = {
@@ -131,11 +144,13 @@ def categorise(qa_pair_or_fields):
     ``answer`` and ``keyword_answer``): one of ``CATEGORIES`` for WebQA questions, ``""``
     for screen questions, which have none."""
     split_kind, question, answer, keyword_answer = _fields(qa_pair_or_fields)
-    if split_kind == "text":
+    writer = registry.writing(split_kind)
+    scheme = writer.categorised_as if writer else ""
+    if scheme == "text":
         return TEXT
-    if split_kind in SCREEN_SPLIT_KINDS:
-        return ""
-    return categorise_image_question(question, answer, keyword_answer)
+    if scheme == "webqa":
+        return categorise_image_question(question, answer, keyword_answer)
+    return ""
 
 
 def _as_integer(word):

@@ -20,13 +20,20 @@ import numpy as np
 from django.conf import settings
 
 from assets.models import Asset
-from collection.models import Evidence, ImageSource, QAPair, Screen, Snippet, TraceStep
+from corpus.models import Evidence, ImageSource, QAPair, Screen, Snippet, TraceStep
+from hits import registry
 
 from . import categories
 from .index import hamming, terms
 from .models import Distractor
 
-WEBQA_SPLIT_KINDS = ("image", "text")
+# What each kind of negative is called in ``TaskKind.negatives``.
+POOL_NEGATIVES = {"text": Distractor.Kind.TEXT, "image": Distractor.Kind.IMAGE}
+
+
+def _negatives(split_kind):
+    writer = registry.writing(split_kind)
+    return writer.negatives if writer else ()
 
 
 @dataclass(frozen=True)
@@ -57,11 +64,11 @@ class Pair:
     @property
     def kinds(self):
         """The kinds of distractor this pair gets."""
-        if self.split_kind in WEBQA_SPLIT_KINDS:
-            return (Distractor.Kind.TEXT, Distractor.Kind.IMAGE)
-        if self.split_kind in ("trace", "multi_screen"):
-            return (Distractor.Kind.SCREEN,)
-        return ()
+        wanted = _negatives(self.split_kind)
+        kinds = tuple(POOL_NEGATIVES[name] for name in ("text", "image") if name in wanted)
+        if "trace_screens" in wanted or "category_screens" in wanted:
+            kinds += (Distractor.Kind.SCREEN,)
+        return kinds
 
 
 def normalised(text):
@@ -114,11 +121,14 @@ def mine(pair_ids, index):
     """``{(pair id, kind): [Pick, …]}`` for every kind each pair gets, best first."""
     pairs = load_pairs(pair_ids)
     found = {}
-    webqa = [pair for pair in pairs.values() if pair.split_kind in WEBQA_SPLIT_KINDS]
-    found.update(text_distractors(webqa, index.snippets))
-    found.update(image_distractors(webqa, index.images))
-    found.update(trace_distractors([pair for pair in pairs.values() if pair.split_kind == "trace"]))
-    found.update(category_distractors([pair for pair in pairs.values() if pair.split_kind == "multi_screen"]))
+    wanting = {name: [] for name in ("text", "image", "trace_screens", "category_screens")}
+    for pair in pairs.values():
+        for name in _negatives(pair.split_kind):
+            wanting[name].append(pair)
+    found.update(text_distractors(wanting["text"], index.snippets))
+    found.update(image_distractors(wanting["image"], index.images))
+    found.update(trace_distractors(wanting["trace_screens"]))
+    found.update(category_distractors(wanting["category_screens"]))
     return found
 
 

@@ -21,7 +21,7 @@ from bm25s.stopwords import STOPWORDS_EN
 from django.conf import settings
 
 from assets.models import Asset
-from collection.models import ImageSource, Snippet
+from corpus.models import ImageSource, Snippet
 
 # bm25s sets its own logger to DEBUG on import, which floods a worker's log.
 logging.getLogger("bm25s").setLevel(logging.WARNING)

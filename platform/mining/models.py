@@ -13,13 +13,11 @@ class Distractor(models.Model):
         IMAGE = "image", "Image"
         SCREEN = "screen", "Screen"
 
-    qa_pair = models.ForeignKey("collection.QAPair", on_delete=models.CASCADE, related_name="distractors")
+    qa_pair = models.ForeignKey("corpus.QAPair", on_delete=models.CASCADE, related_name="distractors")
     kind = models.CharField(max_length=8, choices=Kind.choices)
-    snippet = models.ForeignKey("collection.Snippet", on_delete=models.CASCADE, null=True, blank=True, related_name="+")
-    image = models.ForeignKey(
-        "collection.ImageSource", on_delete=models.CASCADE, null=True, blank=True, related_name="+"
-    )
-    screen = models.ForeignKey("collection.Screen", on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    snippet = models.ForeignKey("corpus.Snippet", on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    image = models.ForeignKey("corpus.ImageSource", on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    screen = models.ForeignKey("corpus.Screen", on_delete=models.CASCADE, null=True, blank=True, related_name="+")
     method = models.CharField(max_length=32, help_text="How it was found, e.g. bm25, description, visual, trace.")
     score = models.FloatField()
     rank = models.PositiveSmallIntegerField(help_text="1 is the closest of its kind for the question.")
@@ -154,7 +152,7 @@ class ReasoningCheck(models.Model):
         OPEN = "open", "Disagrees: open"
         RESOLVED = "resolved", "Disagrees: resolved"
 
-    qa_pair = models.OneToOneField("collection.QAPair", on_delete=models.CASCADE, related_name="reasoning_check")
+    qa_pair = models.OneToOneField("corpus.QAPair", on_delete=models.CASCADE, related_name="reasoning_check")
     declared = models.JSONField(default=list, help_text="The types the author ticked, when checked.")
     detected = models.JSONField(default=list, help_text="The types the question's wording points to.")
     missing = models.JSONField(default=list, blank=True)

@@ -2,14 +2,20 @@
 
 from django.db.models import Exists, OuterRef, Q
 
-from collection.models import QAPair
+from corpus.models import QAPair
+from hits import registry
 
 from . import categories
 from .models import Distractor, MiningRun, ReasoningCheck
 
-WEBQA_SPLIT_KINDS = ("image", "text")
-MINED_SPLIT_KINDS = (*WEBQA_SPLIT_KINDS, "trace", "multi_screen")
-CATEGORISED_SPLIT_KINDS = (*WEBQA_SPLIT_KINDS, *categories.SCREEN_SPLIT_KINDS)
+
+def mined_split_kinds():
+    """Split kinds whose writing kind declares negatives to mine."""
+    return registry.split_kinds(lambda kind: bool(kind.negatives))
+
+
+def webqa_categorised_split_kinds():
+    return registry.split_kinds(lambda kind: kind.categorised_as in ("webqa", "text"))
 
 
 def pairs_in_scope(run):
@@ -17,13 +23,15 @@ def pairs_in_scope(run):
     kinds of question its job applies to."""
     pairs = QAPair.objects.filter(state__in=[QAPair.State.PENDING_VALIDATION, QAPair.State.ACCEPTED])
     if run.job == MiningRun.Job.MINE:
-        pairs = pairs.filter(split_kind__in=MINED_SPLIT_KINDS)
+        pairs = pairs.filter(split_kind__in=mined_split_kinds())
         new = ~Exists(Distractor.objects.filter(qa_pair=OuterRef("pk")))
     else:
-        pairs = pairs.filter(split_kind__in=CATEGORISED_SPLIT_KINDS)
-        new = Q(split_kind__in=WEBQA_SPLIT_KINDS, question_category="", question_category_manual=False) | Q(
+        pairs = pairs.filter(split_kind__in=categories.categorised_split_kinds())
+        new = Q(
+            split_kind__in=webqa_categorised_split_kinds(), question_category="", question_category_manual=False
+        ) | Q(
             ~Exists(ReasoningCheck.objects.filter(qa_pair=OuterRef("pk"))),
-            split_kind__in=categories.SCREEN_SPLIT_KINDS,
+            split_kind__in=categories.screen_split_kinds(),
         )
     if run.scope == MiningRun.Scope.NEW:
         pairs = pairs.filter(new)

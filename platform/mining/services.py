@@ -16,8 +16,8 @@ from django.db import connection, transaction
 from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 
-from collection.models import ImageSource, QAPair, Snippet
 from config.errors import DomainError
+from corpus.models import ImageSource, QAPair, Snippet
 
 from . import categories, distractors, index, selectors
 from .models import Distractor, MiningChunk, MiningRun, ReasoningCheck
@@ -270,8 +270,9 @@ def categorised(pair_ids):
     for screen questions."""
     results = {}
     fields = ("pk", "split_kind", "question", "answer", "keyword_answer", "reasoning_types", "question_category_manual")
+    checked = categories.screen_split_kinds()
     for row in QAPair.objects.filter(pk__in=pair_ids).values(*fields):
-        if row["split_kind"] in categories.SCREEN_SPLIT_KINDS:
+        if row["split_kind"] in checked:
             declared = sorted(set(row["reasoning_types"] or []))
             missing, unsupported = categories.reasoning_disagreement(row["question"], declared)
             agrees = declared and not missing and not unsupported

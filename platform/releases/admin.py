@@ -1,8 +1,8 @@
 from django import forms
 from django.contrib import admin, messages
 
-from collection.models import QAPair
 from config.errors import DomainError
+from corpus.models import QAPair
 
 from . import selectors, services
 from .models import FAMILIES, Release

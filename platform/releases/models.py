@@ -108,7 +108,7 @@ class ReleaseItem(models.Model):
     the hash of that record, and its split. Builds read these, never the live tables."""
 
     release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="items")
-    qa_pair = models.ForeignKey("collection.QAPair", on_delete=models.SET_NULL, null=True, related_name="+")
+    qa_pair = models.ForeignKey("corpus.QAPair", on_delete=models.SET_NULL, null=True, related_name="+")
     guid = models.CharField(max_length=32, help_text="Stable across versions: the same pair keeps its id.")
     family = models.CharField(max_length=16)
     split = models.CharField(max_length=8, blank=True)

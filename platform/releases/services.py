@@ -7,8 +7,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from collection.models import QAPair
 from config.errors import DomainError
+from corpus.models import QAPair
 
 from .models import FAMILIES, Release
 

@@ -27,9 +27,8 @@ from django.db.models.functions import Coalesce, Lower, NullIf, Trim
 from django.utils import timezone
 
 from assets.models import Asset
-from collection.models import Evidence, QAPair, TraceStep
+from corpus.models import Evidence, QAPair, ReferenceAnswer, TraceStep
 from mining.models import Distractor
-from validation.models import ReferenceAnswer
 
 from .formats.answers import keyword_fits_domain
 from .models import Release, ReleaseAsset, ReleaseItem

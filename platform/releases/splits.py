@@ -115,7 +115,7 @@ def joined_groups(pairs):
     from django.db.models import OuterRef, Subquery
     from django.db.models.functions import Coalesce
 
-    from collection.models import Evidence, TraceStep
+    from corpus.models import Evidence, TraceStep
 
     from .snapshot import host_of
 

@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from assets.tests.samples import png_bytes
-from collection.models import QAPair
+from corpus.models import QAPair
 from hits.models import Assignment
 from tests.e2e.conftest import log_in
 from tests.factories import PASSWORD, capture_batch, site

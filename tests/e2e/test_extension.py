@@ -9,7 +9,8 @@ import pytest
 from playwright.sync_api import expect
 
 from accounts.services import create_api_token
-from collection.models import BlockedSite, Trace, TraceStep
+from collection.models import BlockedSite
+from corpus.models import Trace, TraceStep
 from hits import services
 from hits.models import Task
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS

@@ -6,11 +6,11 @@ from playwright.sync_api import expect
 
 from assets.models import Asset
 from assets.tests.samples import png_bytes
-from collection.screens import capture_screen
+from collection.services import capture_screen
+from moderation import services as review
+from moderation.models import ReviewDecision
 from tests.e2e.conftest import log_in
 from tests.factories import PASSWORD
-from validation import review
-from validation.models import ReviewDecision
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from assets.tests.samples import png_bytes
 from collection import traces
-from collection.models import QAPair
+from corpus.models import QAPair
 from hits import services
 from tests.e2e.conftest import log_in
 from tests.factories import PASSWORD, make_category, site

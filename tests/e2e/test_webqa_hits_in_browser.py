@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from collection.models import ImageTriple, QAPair
+from corpus.models import ImageTriple, QAPair
 from hits import services
 from hits.models import Assignment
 from tests.e2e.conftest import log_in

@@ -1,0 +1,1 @@
+"""Checking task kinds: one module each, registered with ``@hits.registry.kind``."""

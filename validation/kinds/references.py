@@ -3,8 +3,9 @@ import re
 from django.db import transaction
 from rest_framework import serializers
 
-from collection.models import QAPair
-from collection.pairs import evidence_of
+from corpus.models import QAPair
+from corpus.selectors import evidence_of
+from hits import registry
 from hits.kinds.base import TaskKind
 from hits.models import Task
 
@@ -48,11 +49,15 @@ class ReferenceSubmission(serializers.Serializer):
         return data
 
 
+@registry.kind
 class References(TaskKind):
     """Answer a test candidate's question in a full sentence, independently of its author."""
 
     name = "references"
     title = "Write a reference answer"
+    # The batch opened for this work when none is open (``validation.batches``).
+    auto_batch_title = "Write reference answers"
+    reward_setting = "REFERENCES_REWARD"
     summary = "Answer a question from its sources in one full sentence, for the test set."
     template_name = "validation/kinds/references.html"
     default_assignments_wanted = 5

@@ -2,8 +2,9 @@ from django.db import transaction
 from rest_framework import serializers
 
 from accounts.models import Role
-from collection.models import QAPair
-from collection.pairs import evidence_of
+from corpus.models import QAPair
+from corpus.selectors import evidence_of
+from hits import registry
 from hits.kinds.base import TaskKind
 from hits.models import Task
 
@@ -34,12 +35,16 @@ class ValidationSubmission(serializers.Serializer):
         return data
 
 
+@registry.kind
 class Validation(TaskKind):
     """Check another worker's QA pair against its evidence: is the answer right, does the
     question follow the guidelines, is every cited source needed."""
 
     name = "validation"
     title = "Check a question and its answer"
+    # The batch opened for this work when none is open (``validation.batches``).
+    auto_batch_title = "Check questions and answers"
+    reward_setting = "VALIDATION_REWARD"
     summary = "Look at a question, its answer and its sources, and say whether they hold up."
     template_name = "validation/kinds/validation.html"
     required_role = Role.VALIDATOR

@@ -3,8 +3,8 @@
 from django.db import transaction
 
 from accounts.models import Qualification, Role
-from collection.models import Evidence, QAPair
-from collection.pairs import pairs_written
+from corpus.models import Evidence, QAPair
+from corpus.signals import pairs_written
 from tests.factories import UserFactory
 from validation.models import QualificationItem, QualificationTest
 
@@ -15,7 +15,7 @@ def validators(count):
 
 def written_pair(*, author, family=QAPair.Family.WEBQUEST, question="How much more is the kettle at shop A?"):
     """A QA pair citing one researched fact, written as a kind writes one: the pair and
-    its evidence, then ``pairs_written`` in the same transaction."""
+    its evidence, then the ``pairs_written`` signal in the same transaction."""
     with transaction.atomic():
         pair = QAPair.objects.create(
             family=family, split_kind="single_screen", question=question, answer="$4.50", author=author
@@ -23,7 +23,7 @@ def written_pair(*, author, family=QAPair.Family.WEBQUEST, question="How much mo
         Evidence.objects.create(
             qa_pair=pair, position=0, fact="Kettle costs $34.50 at A and $30 at B.", url="https://shop.test/"
         )
-        pairs_written([pair])
+        pairs_written.send(sender=QAPair, qa_pairs=[pair])
     return pair
 
 

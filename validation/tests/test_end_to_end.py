@@ -6,7 +6,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 
 from assets.tests.samples import png_bytes
-from collection.models import QAPair
+from corpus.models import QAPair
 from hits.models import Batch
 from tests.factories import capture_batch, site
 from validation.tasks import compute_batch_agreement

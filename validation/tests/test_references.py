@@ -4,12 +4,12 @@ import pytest
 from rest_framework.exceptions import ValidationError
 
 from accounts.models import Role
+from corpus.models import ReferenceAnswer
 from hits import services as hits
 from hits.errors import NoTaskAvailable
 from hits.models import Batch
 from tests.factories import UserFactory
 from validation.errors import NotAllowed
-from validation.models import ReferenceAnswer
 from validation.references import choose_for_references
 from validation.tests.factories import written_pair
 

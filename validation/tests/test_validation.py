@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from collection.models import QAPair
+from corpus.models import QAPair
 from hits import selectors
 from hits import services as hits
 from hits.errors import NoTaskAvailable

@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from collection.models import Category, QAPair
+from corpus.models import Category, QAPair
 from dashboards import services
 from hits.models import Assignment, Task
 from tests.factories import UserFactory, open_batch

@@ -1,1 +1,1 @@
-"""Task kinds. Each kind is one class in one module; ``hits.registry`` lists them."""
+"""The work engine's own task kind (a small one to try the platform with)."""

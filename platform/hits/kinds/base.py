@@ -21,7 +21,9 @@ class TaskKind:
 
     The kind owns its input and submission schemas (DRF serializers, so that bad
     submissions get field-by-field errors), the template of its task page, the role it
-    needs, and what happens when a submission arrives or is approved.
+    needs, and what happens when a submission arrives or is approved. It also declares
+    everything the rest of the platform asks about it, so that no other code compares
+    kind names (docs/adding-a-kind.md; a contract test checks every registered kind).
     """
 
     name: str = ""
@@ -32,6 +34,27 @@ class TaskKind:
     default_assignments_wanted: int = 1
     input_serializer: type[serializers.Serializer] = serializers.Serializer
     submission_serializer: type[serializers.Serializer] = serializers.Serializer
+
+    # --- What the rest of the platform asks about the kind -------------------------------
+    # The QA pairs it writes: their family and split kind (``corpus.models.QAPair``), or
+    # "" for a kind that writes none. One kind per split kind.
+    family: str = ""
+    split_kind: str = ""
+    # The hard negatives mining finds for its pairs: any of "text" and "image" (from the
+    # pools), "trace_screens" (other screens of the pair's trace), "category_screens"
+    # (screens of the same category).
+    negatives: tuple[str, ...] = ()
+    # How its questions are categorised: "webqa" (WebQA's image categories), "text" (all
+    # one category), "reasoning" (the writer's reasoning types are checked instead), "".
+    categorised_as: str = ""
+    # Its tasks' payloads name a recorded trace (``{"trace": id}``) whose screens the
+    # worker sees while holding the task.
+    shows_trace: bool = False
+    # Its batches are fed by traces that raters record with the extension.
+    takes_traces: bool = False
+    # The family of tutorial and qualification test that prepares for it (validation's
+    # ``Family``: "screens", "traces", "images", "text"), or "".
+    tutorial: str = ""
 
     def check_eligibility(self, *, worker):
         """The kind's own rule, checked after the batch's requirements."""

@@ -1,5 +1,6 @@
 from rest_framework import serializers
 
+from .. import registry
 from .base import TaskKind
 
 
@@ -18,6 +19,7 @@ class DemoQuestionSubmission(serializers.Serializer):
     )
 
 
+@registry.kind
 class DemoQuestion(TaskKind):
     """Answer a question about a short passage: a small kind to try the platform with."""
 

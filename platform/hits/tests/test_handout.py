@@ -3,8 +3,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from accounts.models import Role
-from accounts.services import grant_qualification
+from accounts.models import QualificationGrant, Role
 from hits import selectors, services
 from hits.errors import BatchNotOpen, NoTaskAvailable, NotEligible
 from hits.models import Assignment, Task
@@ -118,7 +117,7 @@ def test_granted_qualification_makes_worker_eligible(rater):
     qualification = QualificationFactory(slug="image-qa")
     batch.required_qualifications.add(qualification)
     assert not selectors.eligibility(worker=rater, batch=batch).eligible
-    grant_qualification(user=rater, qualification=qualification)
+    QualificationGrant.objects.create(user=rater, qualification=qualification)
     assignment, _ = services.request_next_task(worker=rater, batch_id=batch.pk)
     assert assignment.state == "assigned"
 

@@ -8,7 +8,7 @@ import uuid
 from django.utils import timezone
 
 from assets.models import Asset
-from collection.models import Evidence, ImageSource, QAPair, Screen, Snippet, Trace, TraceStep
+from corpus.models import Evidence, ImageSource, QAPair, Screen, Snippet, Trace, TraceStep
 from tests.factories import UserFactory, make_category
 
 _numbers = itertools.count(1)

@@ -4,7 +4,7 @@ reasoning checks of screen questions, and running again changes nothing."""
 import pytest
 from django.core.management import call_command
 
-from collection.models import QAPair
+from corpus.models import QAPair
 from mining import services
 from mining.models import MiningRun, ReasoningCheck
 from tests.factories import UserFactory

@@ -3,7 +3,7 @@ and that running it again changes nothing."""
 
 import pytest
 
-from collection.models import QAPair
+from corpus.models import QAPair
 from mining import services
 from mining.models import Distractor, MiningRun
 from tests.factories import UserFactory

@@ -4,7 +4,7 @@ process and PostgreSQL."""
 import pytest
 from django.db import transaction
 
-from collection.models import QAPair
+from corpus.models import QAPair
 from mining import services
 from mining.models import Distractor, MiningChunk, MiningRun
 from tests.concurrency import wait_for

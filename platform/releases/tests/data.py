@@ -13,7 +13,7 @@ from django.utils import timezone
 from PIL import Image
 
 from assets.models import Asset
-from collection.models import Evidence, ImageGroup, ImageSource, QAPair, Screen, Snippet, Trace, TraceStep
+from corpus.models import Evidence, ImageGroup, ImageSource, QAPair, Screen, Snippet, Trace, TraceStep
 from mining.models import Distractor
 from tests.factories import make_category
 

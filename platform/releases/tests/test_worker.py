@@ -18,8 +18,8 @@ from django.conf import settings as django_settings
 from django.core.management import call_command
 
 from assets.models import Asset
-from collection.models import QAPair
 from config.celery import app
+from corpus.models import QAPair
 from releases import services
 from releases.models import Release, ReleaseFile
 

@@ -1,0 +1,61 @@
+"""Every write to the dataset's records that more than one app makes: QA pairs with their
+evidence, and what follows a review decision on an asset the records cite."""
+
+from django.db import transaction
+
+from .models import Evidence, QAPair, Screen
+from .signals import pairs_written
+
+EVIDENCE_FIELDS = {"screen", "step", "image_id", "snippet_id", "fact", "url", "note"}
+
+
+@transaction.atomic
+def write_pairs(*, assignment, pairs):
+    """Writes the QA pairs a submission made, each with its ordered evidence, and sends
+    ``pairs_written`` (validation queues them). Returns the pairs, in order.
+
+    ``pairs`` is a list of dicts of ``QAPair`` fields (``family``, ``question``,
+    ``answer`` …) with an ``evidence`` list of dicts naming one source each: ``screen``
+    (and ``step`` for a trace), ``image_id``, ``snippet_id``, or ``fact`` with its
+    ``url``; any may carry a ``note``. The author is the assignment's worker. Meant to
+    run inside the submission's transaction: a refused piece of evidence (the database
+    checks that each names exactly one source) rolls the whole submission back.
+    """
+    written, evidence = [], []
+    for fields in pairs:
+        fields = dict(fields)
+        pieces = fields.pop("evidence")
+        qa_pair = QAPair.objects.create(author_id=assignment.worker_id, assignment=assignment, **fields)
+        for position, piece in enumerate(pieces):
+            unknown = set(piece) - EVIDENCE_FIELDS
+            if unknown:
+                raise TypeError(f"Evidence has no field {sorted(unknown)[0]!r}.")
+            evidence.append(Evidence(qa_pair=qa_pair, position=position, **piece))
+        written.append(qa_pair)
+    Evidence.objects.bulk_create(evidence)
+    pairs_written.send(sender=QAPair, qa_pairs=written)
+    return written
+
+
+@transaction.atomic
+def decide_pair(*, qa_pair, state, reason=""):
+    """Sets an accepted or rejected pair's state (with the reason its author reads) and
+    sends ``pair_decided``. Meant for the caller's transaction (validation's decision)."""
+    QAPair.objects.filter(pk=qa_pair.pk).update(state=state, state_reason=reason)
+    qa_pair.state, qa_pair.state_reason = state, reason
+    from .signals import pair_decided
+
+    pair_decided.send(sender=QAPair, qa_pair=qa_pair, state=state)
+    return qa_pair
+
+
+def follow_redaction(*, original, replacement, **_signal):
+    """A redacted copy takes the original's place in every screen."""
+    Screen.objects.filter(asset=original).update(asset=replacement)
+
+
+def reject_pairs_citing(*, asset, reason, **_signal):
+    """Questions citing a rejected screen are rejected too, with the reviewer's reason."""
+    QAPair.objects.filter(evidence__screen__asset=asset).exclude(state=QAPair.State.REJECTED).update(
+        state=QAPair.State.REJECTED, state_reason=f"A screen it uses was rejected in review: {reason}"
+    )

@@ -1,0 +1,83 @@
+"""The reviewers' queues: one screenshot at a time, riskiest first, with keyboard keys."""
+
+import json
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from accounts.models import Role
+from config.errors import DomainError
+from hits import selectors as hits_selectors
+
+from . import selectors
+from . import services as review
+from .models import ReviewDecision, ReviewItem
+
+
+def _reviewer(request):
+    if not request.user.has_role(Role.REVIEWER):
+        raise PermissionDenied("Only reviewers and admins review screens.")
+
+
+@login_required
+def queues(request):
+    _reviewer(request)
+    decisions = ReviewDecision.objects.select_related("reviewer")[:50] if request.user.is_admin else []
+    return render(
+        request,
+        "moderation/queues.html",
+        {
+            "depths": selectors.queue_depths(),
+            "decisions": decisions,
+            "spot_checks": hits_selectors.batches_to_spot_check(),
+        },
+    )
+
+
+@login_required
+def next_item(request, queue):
+    _reviewer(request)
+    if queue not in ReviewItem.Queue.values:
+        raise PermissionDenied("There is no such queue.")
+    item = review.claim_next(reviewer=request.user, queue=queue)
+    if item is None:
+        messages.info(request, f"The {ReviewItem.Queue(queue).label.lower()} queue is empty. Thank you!")
+        return redirect("moderation:queues")
+    boxes = [f for f in item.findings if f.get("box")]
+    return render(
+        request,
+        "moderation/item.html",
+        {
+            "item": item,
+            "queue": queue,
+            "findings": boxes,
+            "findings_json": boxes,
+            "depth": selectors.queue_depths()[queue],
+        },
+    )
+
+
+@login_required
+@require_POST
+def decide(request, item_id, decision):
+    _reviewer(request)
+    item = get_object_or_404(ReviewItem, pk=item_id)
+    try:
+        if decision == "approve":
+            review.approve(item_id=item.pk, reviewer=request.user)
+        elif decision == "reject":
+            review.reject(item_id=item.pk, reviewer=request.user, reason=request.POST.get("reason", ""))
+        elif decision == "redact":
+            try:
+                boxes = json.loads(request.POST.get("boxes") or "[]")
+            except ValueError:
+                boxes = None
+            review.redact(item_id=item.pk, reviewer=request.user, boxes=boxes)
+        else:
+            review.release(item_id=item.pk, reviewer=request.user)
+    except DomainError as refusal:
+        messages.error(request, refusal.message)
+    return redirect("moderation:next", queue=item.queue)
