@@ -358,10 +358,3 @@ async function wakeUp() {
 }
 
 wakeUp().catch(console.error);
-
-// For tests driving the worker with serviceWorker.evaluate(): the same API as the messages.
-globalThis.trailmark = {
-  send: (message) => dispatch(message, { id: chrome.runtime.id }),
-  store,
-  recorder,
-};

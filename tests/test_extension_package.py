@@ -21,6 +21,9 @@ def test_build_extension_zips_what_chrome_loads_under_the_manifest_version():
         assert json.loads(archive.read("manifest.json"))["version"] == manifest["version"]
     assert {"manifest.json", "background.js", "content.js", "popup.html", "review.html", "lib/upload.js"} <= names
     assert not any(name.startswith("tests/") or name == "package.json" for name in names)
+    with zipfile.ZipFile(package) as archive:
+        worker = archive.read("background.js").decode()
+    assert "globalThis.trailmark" not in worker, "the browser tests' hook must not ship"
     assert manifest["manifest_version"] == 3
 
 

@@ -2,6 +2,7 @@
 the test and uploading to a live platform."""
 
 import re
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -19,19 +20,30 @@ from tests.factories import make_category, site
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-EXTENSION = Path(__file__).resolve().parents[2] / "extension"
-EXTENSION_ID = "ehhmoojfjbplejkadhmdefdcednjgaij"
+SOURCE = Path(__file__).resolve().parents[2] / "extension"
+EXTENSION_ID = "ehhmoojfjbplejkadhmdefdcednjgaij"  # from the manifest's key, wherever it is loaded from
+
+
+@pytest.fixture(scope="module")
+def extension_under_test(tmp_path_factory):
+    """The extension as it ships, plus the test hook appended to its service worker."""
+    folder = tmp_path_factory.mktemp("extension")
+    shutil.copytree(SOURCE, folder, dirs_exist_ok=True, ignore=shutil.ignore_patterns("tests", "node_modules"))
+    with open(folder / "background.js", "a", encoding="utf-8") as worker:
+        worker.write("\n" + (SOURCE / "tests" / "worker_hook.js").read_text(encoding="utf-8"))
+    return folder
 
 
 @pytest.fixture
-def chromium_with_extension(playwright):
+def chromium_with_extension(playwright, extension_under_test):
+    extension = extension_under_test
     with tempfile.TemporaryDirectory(prefix="trailmark-profile-") as profile:
         context = playwright.chromium.launch_persistent_context(
             profile,
             executable_path=CHROMIUM,
             headless=True,
             viewport={"width": 1280, "height": 800},
-            args=[*CHROMIUM_ARGS, f"--disable-extensions-except={EXTENSION}", f"--load-extension={EXTENSION}"],
+            args=[*CHROMIUM_ARGS, f"--disable-extensions-except={extension}", f"--load-extension={extension}"],
         )
         context.set_default_timeout(20000)
         worker = context.service_workers[0] if context.service_workers else context.wait_for_event("serviceworker")

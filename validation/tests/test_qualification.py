@@ -1,5 +1,7 @@
 """Qualification tests: scoring, the second attempt, grants and revocations."""
 
+import re
+
 import pytest
 from rest_framework.exceptions import ValidationError
 
@@ -111,3 +113,35 @@ def test_a_default_test_taken_with_eleven_right_gives_a_second_chance(rater):
     test = QualificationTest.objects.get(slug="screen-questions")
     first = qualification.submit_attempt(test=test, worker=rater, answers=answers(test, right=11))
     assert (str(first.score), first.outcome) == ("0.733", "second_chance")
+
+
+def test_qualifications_are_granted_and_revoked_only_through_the_audited_path():
+    """Only ``validation.qualification`` writes grants, so every change is in a worker's
+    history; any other module creating or deleting one would bypass it."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    writes = re.compile(r"QualificationGrant\.objects\.[^\n]*(create|delete|update)\(")
+    found = [
+        f"{path.relative_to(root)}:{number}"
+        for folder in ("platform", "collection", "validation")
+        for path in (root / folder).rglob("*.py")
+        if not {"tests", "migrations"} & set(path.relative_to(root).parts)
+        and path != root / "validation" / "qualification.py"
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if writes.search(line)
+    ]
+    assert found == []
+
+
+def test_a_grant_added_in_the_admin_is_in_the_workers_history(client, rater, admin_user):
+    test = small_test()
+    client.force_login(admin_user)
+    response = client.post(
+        "/admin/accounts/qualificationgrant/add/",
+        {"user": rater.pk, "qualification": test.qualification.pk, "note": "Known expert."},
+    )
+    assert response.status_code == 302
+    assert QualificationGrant.objects.filter(user=rater, qualification=test.qualification).exists()
+    history = list(qualification.history_of(worker=rater).values_list("action", "reason", "actor"))
+    assert history == [("granted", "Known expert.", admin_user.pk)]

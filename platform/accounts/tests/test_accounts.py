@@ -101,3 +101,34 @@ def test_token_api_lists_creates_and_revokes_own_tokens(rater, other_rater, api_
     assert {t["name"] for t in client.get("/api/v1/tokens/").json()["results"]} == {"tests", "notebook"}
     assert api_for(other_rater).delete(f"/api/v1/tokens/{created.json()['id']}/").status_code == 404
     assert client.delete(f"/api/v1/tokens/{created.json()['id']}/").status_code == 204
+
+
+def test_an_admin_moved_to_another_role_loses_the_admin_rights(client):
+    user = UserFactory(role=Role.ADMIN)
+    assert (user.is_staff, user.is_superuser) == (True, True)
+    user.role = Role.RATER
+    user.save()
+    user.refresh_from_db()
+    assert (user.is_staff, user.is_superuser) == (False, False)
+    assert not user.has_role(Role.REVIEWER)
+    client.force_login(user)
+    assert client.get("/admin/").status_code == 302  # sent to the admin's log-in
+
+
+def test_a_role_change_saved_by_field_name_demotes_too_and_other_saves_leave_rights_alone():
+    user = UserFactory(role=Role.ADMIN)
+    user.save(update_fields=["last_login"])  # e.g. logging in: nothing about the role
+    user.refresh_from_db()
+    assert user.is_superuser
+    user.role = Role.REVIEWER
+    user.save(update_fields=["role"])
+    user.refresh_from_db()
+    assert (user.role, user.is_staff, user.is_superuser) == (Role.REVIEWER, False, False)
+
+
+def test_a_superuser_made_on_the_command_line_keeps_the_rights():
+    user = User.objects.create_superuser("root2", "root@example.org", PASSWORD)
+    user.first_name = "Root"
+    user.save()
+    user.refresh_from_db()
+    assert (user.is_staff, user.is_superuser) == (True, True)
