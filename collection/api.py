@@ -5,12 +5,13 @@ import json
 
 from django.db.models import Prefetch
 from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, parsers, permissions, serializers, status, viewsets
+from rest_framework import mixins, parsers, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import Role
+from accounts.permissions import requires
 from config.api import WriteThrottle, url_id, validated
 from config.errors import NotFound
 from corpus.models import Category, Evidence, ImageSource, QAPair, Screen, Site, Snippet, Trace, TraceStep
@@ -206,11 +207,7 @@ class TraceViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         return Response(TraceSerializer(self.get_queryset().get(pk=trace.pk)).data)
 
 
-class IsAdmin(permissions.BasePermission):
-    message = "Only admins can manage the image and snippet pools."
-
-    def has_permission(self, request, view):
-        return request.user.is_authenticated and request.user.has_role(Role.ADMIN)
+PoolAdmin = requires(Role.ADMIN, "Only admins can manage the image and snippet pools.")
 
 
 class PoolImportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -218,7 +215,7 @@ class PoolImportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     poll its ``state``, ``processed`` of ``total`` and the line-numbered ``errors``."""
 
     serializer_class = PoolImportSerializer
-    permission_classes = [IsAdmin]
+    permission_classes = [PoolAdmin]
     throttle_classes = [WriteThrottle]
     queryset = PoolImport.objects.all()
 
@@ -240,7 +237,7 @@ class ImageSourceViewSet(viewsets.ReadOnlyModelViewSet):
     """Pool images (admins); filter with ``?topic=``."""
 
     serializer_class = ImageSourceSerializer
-    permission_classes = [IsAdmin]
+    permission_classes = [PoolAdmin]
 
     def get_queryset(self):
         images = ImageSource.objects.select_related("asset").order_by("id")
@@ -252,7 +249,7 @@ class SnippetViewSet(viewsets.ReadOnlyModelViewSet):
     """Pool snippets (admins); filter with ``?topic=``."""
 
     serializer_class = SnippetSerializer
-    permission_classes = [IsAdmin]
+    permission_classes = [PoolAdmin]
 
     def get_queryset(self):
         pool = Snippet.objects.order_by("id")

@@ -4,22 +4,17 @@ import csv
 import json
 
 from django.conf import settings
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from accounts.models import Role, User
+from accounts.permissions import role_required
 
 from . import columns, selectors, services
 
-
-def _staff(request, role=Role.ADMIN):
-    if not request.user.has_role(role):
-        raise PermissionDenied("Dashboards are for admins; reviewers see the queues.")
-    _fold_without_beat()
+DASHBOARDS = "Dashboards are for admins; reviewers see the queues."
 
 
 def _fold_without_beat():
@@ -48,17 +43,17 @@ BATCH_COLUMNS = ["id", "name", "kind", "state", "tasks", "wanted", "assigned", "
                  "returned", "expired", "percent_done", "last_24h", "hours_to_finish"]  # fmt: skip
 
 
-@login_required
+@role_required(Role.ADMIN, DASHBOARDS)
 def overview(request):
-    _staff(request)
+    _fold_without_beat()
     return render(
         request, "dashboards/overview.html", {"queues": selectors.queues(), "batches": selectors.batch_progress()[:10]}
     )
 
 
-@login_required
+@role_required(Role.ADMIN, DASHBOARDS)
 def batches(request):
-    _staff(request)
+    _fold_without_beat()
     rows = selectors.batch_progress()
     if request.GET.get("format") == "csv":
         return _csv("batches", rows, BATCH_COLUMNS)
@@ -67,18 +62,18 @@ def batches(request):
     return render(request, "dashboards/batches.html", {"rows": rows, "chart": _chart(chart)})
 
 
-@login_required
+@role_required(Role.REVIEWER, DASHBOARDS)
 def queues(request):
-    _staff(request, Role.REVIEWER)
+    _fold_without_beat()
     rows = selectors.queues()
     if request.GET.get("format") == "csv":
         return _csv("queues", rows, ["queue", "depth", "oldest", "age_hours"])
     return render(request, "dashboards/queues.html", {"rows": rows})
 
 
-@login_required
+@role_required(Role.ADMIN, DASHBOARDS)
 def throughput(request):
-    _staff(request)
+    _fold_without_beat()
     hourly, daily = selectors.throughput()
     if request.GET.get("format") == "csv":
         rows = [{"granularity": "hour", **row} for row in hourly] + [{"granularity": "day", **row} for row in daily]
@@ -103,9 +98,9 @@ WORKER_COLUMNS = ["id", "username", "role", "done", "approval_rate", "median_sec
                   "active_hours", "hourly_pay", "last_submitted", "profile__blocked", "disqualified_from"]  # fmt: skip
 
 
-@login_required
+@role_required(Role.ADMIN, DASHBOARDS)
 def workers(request):
-    _staff(request)
+    _fold_without_beat()
     sort, query, flag = request.GET.get("sort", "done"), request.GET.get("q", ""), request.GET.get("flag", "")
     rows = selectors.workers(sort=sort, query=query, flag=flag)
     if request.GET.get("format") == "csv":
@@ -128,9 +123,9 @@ def workers(request):
     )
 
 
-@login_required
+@role_required(Role.ADMIN, DASHBOARDS)
 def worker(request, user_id):
-    _staff(request)
+    _fold_without_beat()
     person = get_object_or_404(User.objects.select_related("profile"), pk=user_id)
     submissions = selectors.worker_submissions(worker=person)
     if request.GET.get("format") == "csv":
@@ -146,9 +141,9 @@ def worker(request, user_id):
     return render(request, "dashboards/worker.html", {"person": person, "page": page})
 
 
-@login_required
+@role_required(Role.ADMIN, DASHBOARDS)
 def dataset(request):
-    _staff(request)
+    _fold_without_beat()
     by, per_trace, per_example = selectors.dataset()
     table = request.GET.get("table", "family")
     if request.GET.get("format") == "csv":

@@ -8,6 +8,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from accounts.models import Role
+from accounts.permissions import IsAdmin
 from config.api import WriteThrottle, url_id, validated
 
 from . import selectors, services
@@ -27,13 +28,6 @@ from .serializers import (
 )
 
 
-class IsAdminRole(permissions.BasePermission):
-    message = "Only admins can do this."
-
-    def has_permission(self, request, view):
-        return request.user.is_authenticated and request.user.has_role(Role.ADMIN)
-
-
 class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet):
     """Batches. Workers list the open work they can see (``/batches/available/``);
     admins create batches, add tasks, open and close them."""
@@ -44,7 +38,7 @@ class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Crea
     def get_permissions(self):
         if self.action == "available":
             return [permissions.IsAuthenticated()]
-        return [IsAdminRole()]
+        return [IsAdmin()]
 
     def get_queryset(self):
         return Batch.objects.prefetch_related("required_qualifications").order_by("-id")

@@ -3,13 +3,13 @@ task page that each kind fills with its own template."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 from rest_framework import serializers
 
 from accounts.models import Role
+from accounts.permissions import role_required
 from config.api import field_errors
 from config.errors import DomainError
 
@@ -119,16 +119,13 @@ def give_back(request, assignment_id):
 # --- Spot checks (reviewers and admins) -------------------------------------------------------
 
 
-def _reviewer(request):
-    if not request.user.has_role(Role.REVIEWER):
-        raise PermissionDenied("Spot checks are for reviewers and admins.")
+SPOT_CHECKERS = "Spot checks are for reviewers and admins."
 
 
-@login_required
+@role_required(Role.REVIEWER, SPOT_CHECKERS)
 def spot_check(request, batch_id):
     """A batch's sampled submissions, each shown as its kind summarises it, with approve,
     reject and bonus; and the batch's counts, to see how far the check has gone."""
-    _reviewer(request)
     batch = get_object_or_404(Batch, pk=batch_id)
     kind = registry.get(batch.kind)
     waiting = list(selectors.spot_check_sample(batch=batch).order_by("submitted_at", "id"))
@@ -147,11 +144,10 @@ def spot_check(request, batch_id):
     )
 
 
-@login_required
+@role_required(Role.REVIEWER, SPOT_CHECKERS)
 @require_POST
 def decide(request, assignment_id):
     """Approve, reject or bonus one submission from the spot-check page."""
-    _reviewer(request)
     assignment = get_object_or_404(Assignment, pk=assignment_id)
     action = request.POST.get("action")
     feedback = request.POST.get("feedback", "")
@@ -177,11 +173,10 @@ def decide(request, assignment_id):
     return redirect("hits:spot_check", batch_id=assignment.batch_id)
 
 
-@login_required
+@role_required(Role.REVIEWER, SPOT_CHECKERS)
 @require_POST
 def approve_rest(request, batch_id):
     """Approves the batch's submissions that were not drawn for the spot check."""
-    _reviewer(request)
     batch = get_object_or_404(Batch, pk=batch_id)
     try:
         count = services.approve_unsampled(batch=batch, actor=request.user)

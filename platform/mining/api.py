@@ -4,11 +4,12 @@ Staff only: admins start and retry runs; reviewers and admins read everything he
 
 from django.db.models import Prefetch
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import mixins, permissions, status, viewsets
+from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from accounts.models import Role
+from accounts.permissions import requires
 from config.api import WriteThrottle, url_id, validated
 from config.errors import NotFound
 from hits.models import Batch
@@ -23,18 +24,8 @@ from .serializers import (
     StartRunSerializer,
 )
 
-
-class HasRole(permissions.BasePermission):
-    role = Role.REVIEWER
-    message = "Only reviewers and admins can see mining results."
-
-    def has_permission(self, request, view):
-        return request.user.is_authenticated and request.user.has_role(self.role)
-
-
-class IsAdminRole(HasRole):
-    role = Role.ADMIN
-    message = "Only admins can start or retry mining runs."
+SeesMining = requires(Role.REVIEWER, "Only reviewers and admins can see mining results.")
+RunsMining = requires(Role.ADMIN, "Only admins can start or retry mining runs.")
 
 
 class MiningRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -47,7 +38,7 @@ class MiningRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
     throttle_classes = [WriteThrottle]
 
     def get_permissions(self):
-        return [IsAdminRole()] if self.action in ("create", "retry") else [HasRole()]
+        return [RunsMining()] if self.action in ("create", "retry") else [SeesMining()]
 
     def get_queryset(self):
         runs = MiningRun.objects.prefetch_related(Prefetch("chunks", queryset=MiningChunk.objects.only("run", "state")))
@@ -87,7 +78,7 @@ class DistractorViewSet(viewsets.ReadOnlyModelViewSet):
     """Mined distractors, best first; filter with ``?qa_pair=``, ``?kind=``."""
 
     serializer_class = DistractorSerializer
-    permission_classes = [HasRole]
+    permission_classes = [SeesMining]
 
     @extend_schema(parameters=[OpenApiParameter("qa_pair", int), OpenApiParameter("kind", str)])
     def list(self, request, *args, **kwargs):
@@ -108,7 +99,7 @@ class ReasoningCheckViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vi
     disagreements waiting for a reviewer, who closes one with ``resolve/``."""
 
     serializer_class = ReasoningCheckSerializer
-    permission_classes = [HasRole]
+    permission_classes = [SeesMining]
     throttle_classes = [WriteThrottle]
 
     def get_queryset(self):

@@ -3,12 +3,12 @@
 import json
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from accounts.models import Role
+from accounts.permissions import role_required
 from config.errors import DomainError
 from hits import selectors as hits_selectors
 
@@ -16,15 +16,11 @@ from . import selectors
 from . import services as review
 from .models import ReviewDecision, ReviewItem
 
-
-def _reviewer(request):
-    if not request.user.has_role(Role.REVIEWER):
-        raise PermissionDenied("Only reviewers and admins review screens.")
+REVIEWERS = "Only reviewers and admins review screens."
 
 
-@login_required
+@role_required(Role.REVIEWER, REVIEWERS)
 def queues(request):
-    _reviewer(request)
     decisions = ReviewDecision.objects.select_related("reviewer")[:50] if request.user.is_admin else []
     return render(
         request,
@@ -37,9 +33,8 @@ def queues(request):
     )
 
 
-@login_required
+@role_required(Role.REVIEWER, REVIEWERS)
 def next_item(request, queue):
-    _reviewer(request)
     if queue not in ReviewItem.Queue.values:
         raise PermissionDenied("There is no such queue.")
     item = review.claim_next(reviewer=request.user, queue=queue)
@@ -60,10 +55,9 @@ def next_item(request, queue):
     )
 
 
-@login_required
+@role_required(Role.REVIEWER, REVIEWERS)
 @require_POST
 def decide(request, item_id, decision):
-    _reviewer(request)
     item = get_object_or_404(ReviewItem, pk=item_id)
     try:
         if decision == "approve":

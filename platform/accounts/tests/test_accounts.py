@@ -132,3 +132,31 @@ def test_a_superuser_made_on_the_command_line_keeps_the_rights():
     user.save()
     user.refresh_from_db()
     assert (user.is_staff, user.is_superuser) == (True, True)
+
+
+def test_one_permissions_module_refuses_by_role_with_the_reason(rf):
+    from django.contrib.auth.models import AnonymousUser
+    from django.core.exceptions import PermissionDenied
+    from django.http import HttpResponse
+
+    from accounts.permissions import IsReviewer, requires, role_required
+
+    @role_required(Role.REVIEWER, "Only reviewers look here.")
+    def page(request):
+        return HttpResponse("ok")
+
+    request = rf.get("/somewhere/")
+    request.user = AnonymousUser()
+    assert page(request).status_code == 302  # signed in first
+    request.user = UserFactory(role=Role.VALIDATOR)
+    with pytest.raises(PermissionDenied, match="Only reviewers look here."):
+        page(request)
+    request.user = UserFactory(role=Role.ADMIN)
+    assert page(request).content == b"ok"
+
+    pools = requires(Role.ADMIN, "Only admins manage pools.")()
+    request.user = UserFactory(role=Role.REVIEWER)
+    assert IsReviewer().has_permission(request, None) and not pools.has_permission(request, None)
+    assert pools.message == "Only admins manage pools."
+    request.user = AnonymousUser()
+    assert not IsReviewer().has_permission(request, None)
