@@ -281,7 +281,7 @@ FROM generate_series(1, %(assets)s) i
 """
 
 POOL_SCREENS = """
-INSERT INTO collection_screen (id, url, title, viewport_width, viewport_height, captured_at, asset_id,
+INSERT INTO corpus_screen (id, url, title, viewport_width, viewport_height, captured_at, asset_id,
                                assignment_id, author_id, category_id, site_id)
 SELECT a.id, 'https://shop' || (a.id %% 300) || '.example.com/page/' || a.id, 'Page ' || a.id, 1280, 800,
        a.created_at, a.id, NULL, %(rater0)s + (a.id * 13) %% %(raters)s,
@@ -290,7 +290,7 @@ FROM assets_asset a WHERE a.id <= %(pool)s
 """
 
 TRACES = """
-INSERT INTO collection_trace (id, client_id, state, started_at, finished_at, user_agent, created_at, author_id,
+INSERT INTO corpus_trace (id, client_id, state, started_at, finished_at, user_agent, created_at, author_id,
                               batch_id, category_id)
 SELECT tr, md5('trace' || tr)::uuid, CASE WHEN tr %% 40 = 0 THEN 'uploading' ELSE 'finished' END, started,
        CASE WHEN tr %% 40 <> 0 THEN started + (5 + (tr * 7919) %% 26) * interval '40 seconds' END,
@@ -302,16 +302,16 @@ FROM (SELECT tr, now() - interval '1 hour' - random() * interval '29 days' AS st
 """
 
 STEP_SCREENS = """
-INSERT INTO collection_screen (id, url, title, viewport_width, viewport_height, captured_at, asset_id,
+INSERT INTO corpus_screen (id, url, title, viewport_width, viewport_height, captured_at, asset_id,
                                assignment_id, author_id, category_id, site_id)
 SELECT %(pool)s + s.id, 'https://example.com/trace/' || s.trace_id || '/' || s.position, 'Step ' || s.position,
        1280, 800, t.started_at + s.position * interval '40 seconds', %(pool)s + s.id, NULL, t.author_id,
        t.category_id, NULL
-FROM bench_step s JOIN collection_trace t ON t.id = s.trace_id
+FROM bench_step s JOIN corpus_trace t ON t.id = s.trace_id
 """
 
 STEPS = """
-INSERT INTO collection_tracestep (id, client_id, position, url, title, captured_at, viewport_width,
+INSERT INTO corpus_tracestep (id, client_id, position, url, title, captured_at, viewport_width,
                                   viewport_height, device_pixel_ratio, scroll_x, scroll_y, action, target,
                                   clickables, html_key, screen_id, trace_id)
 SELECT s.id, md5('step' || s.id)::uuid, s.position, 'https://example.com/trace/' || s.trace_id || '/' || s.position,
@@ -321,7 +321,7 @@ SELECT s.id, md5('step' || s.id)::uuid, s.position, 'https://example.com/trace/'
             ELSE (%(actions)s::text[])[1 + s.id %% cardinality(%(actions)s::text[])] END,
        CASE WHEN s.position > 0 THEN '{"tag": "a", "text": "Next", "bbox": [10, 20, 80, 16]}'::jsonb END,
        '[]'::jsonb, '', %(pool)s + s.id, s.trace_id
-FROM bench_step s JOIN collection_trace t ON t.id = s.trace_id
+FROM bench_step s JOIN corpus_trace t ON t.id = s.trace_id
 """
 
 # The work QA pairs come from: submitted assignments, numbered within their batch kind.
@@ -340,7 +340,7 @@ WITH p AS (
 ), counts AS (
     SELECT kind, count(*) AS n FROM bench_work GROUP BY kind
 )
-INSERT INTO collection_qapair (id, family, split_kind, question, answer, answer_type, keyword_answer,
+INSERT INTO corpus_qapair (id, family, split_kind, question, answer, answer_type, keyword_answer,
                                reasoning_types, question_category, question_category_manual, state, created_at,
                                assignment_id, author_id, category_id, trace_id, state_reason)
 SELECT p.i, CASE WHEN p.split <> 'trace' AND p.i %% 5 IN (1, 3) THEN 'webqa' ELSE 'webquest' END, p.split,
@@ -361,26 +361,26 @@ LEFT JOIN bench_work w ON w.kind = c.kind AND w.r = (p.i * 7) %% c.n
 """
 
 SINGLE_EVIDENCE = """
-INSERT INTO collection_evidence (position, note, fact, url, qa_pair_id, screen_id, step_id)
-SELECT 0, '', '', '', q.id, 1 + q.id %% %(pool)s, NULL FROM collection_qapair q WHERE q.split_kind = 'single_screen'
+INSERT INTO corpus_evidence (position, note, fact, url, qa_pair_id, screen_id, step_id)
+SELECT 0, '', '', '', q.id, 1 + q.id %% %(pool)s, NULL FROM corpus_qapair q WHERE q.split_kind = 'single_screen'
 """
 
 MULTI_EVIDENCE = """
-INSERT INTO collection_evidence (position, note, fact, url, qa_pair_id, screen_id, step_id)
+INSERT INTO corpus_evidence (position, note, fact, url, qa_pair_id, screen_id, step_id)
 SELECT e, 'Screen ' || (e + 1) || ' gives part of the answer.', '', '', q.id, 1 + (q.id * 5 + e) %% %(pool)s, NULL
-FROM collection_qapair q CROSS JOIN LATERAL generate_series(0, 2 + q.id %% 3) e
+FROM corpus_qapair q CROSS JOIN LATERAL generate_series(0, 2 + q.id %% 3) e
 WHERE q.split_kind = 'multi_screen'
 """
 
 TRACE_EVIDENCE = """
-INSERT INTO collection_evidence (position, note, fact, url, qa_pair_id, screen_id, step_id)
+INSERT INTO corpus_evidence (position, note, fact, url, qa_pair_id, screen_id, step_id)
 SELECT s.position, '', '', '', q.id, %(pool)s + s.id, s.id
-FROM collection_qapair q JOIN bench_step s ON s.trace_id = q.trace_id AND s.position <= 1 + q.id %% 3
+FROM corpus_qapair q JOIN bench_step s ON s.trace_id = q.trace_id AND s.position <= 1 + q.id %% 3
 WHERE q.split_kind = 'trace'
 """
 
 REVIEW_ITEMS = """
-INSERT INTO validation_reviewitem (queue, findings, pii_risk, safety_risk, risk, prescreened_at, claimed_until,
+INSERT INTO moderation_reviewitem (queue, findings, pii_risk, safety_risk, risk, prescreened_at, claimed_until,
                                    decided_at, created_at, asset_id, claimed_by_id)
 SELECT CASE WHEN s.safety > s.pii THEN 'safety' ELSE 'pii' END,
        jsonb_build_array(jsonb_build_object(
@@ -397,13 +397,13 @@ FROM (SELECT i, 1 + (i - 1) * (%(assets)s / %(review_items)s) AS asset_id, rando
 """
 
 REVIEW_DECISIONS = """
-INSERT INTO validation_reviewdecision (asset_id, asset_sha256, decision, reviewer_id, reason, findings, boxes,
+INSERT INTO moderation_reviewdecision (asset_id, asset_sha256, decision, reviewer_id, reason, findings, boxes,
                                        replacement_id, created_at)
 SELECT r.asset_id, a.sha256,
        CASE WHEN r.id %% 10 = 0 THEN 'rejected' WHEN r.id %% 10 = 1 THEN 'redacted' ELSE 'approved' END,
        %(admin)s, CASE WHEN r.id %% 10 = 0 THEN 'Shows a card number.' ELSE '' END, r.findings,
        CASE WHEN r.id %% 10 = 1 THEN '[[10, 10, 200, 40]]'::jsonb ELSE '[]'::jsonb END, NULL, r.decided_at
-FROM validation_reviewitem r JOIN assets_asset a ON a.id = r.asset_id
+FROM moderation_reviewitem r JOIN assets_asset a ON a.id = r.asset_id
 WHERE r.decided_at IS NOT NULL
 """
 
@@ -411,7 +411,7 @@ ASSET_REVIEW_STATES = """
 UPDATE assets_asset a
 SET review_state = CASE WHEN r.decided_at IS NULL THEN 'pending_review'
                         WHEN r.id %% 10 = 0 THEN 'rejected' ELSE 'cleared' END
-FROM validation_reviewitem r
+FROM moderation_reviewitem r
 WHERE r.asset_id = a.id AND (r.decided_at IS NULL OR r.id %% 10 = 0)
 """
 
@@ -421,10 +421,10 @@ EXPLICIT_ID_TABLES = [
     "hits_task",
     "hits_assignment",
     "assets_asset",
-    "collection_screen",
-    "collection_trace",
-    "collection_tracestep",
-    "collection_qapair",
+    "corpus_screen",
+    "corpus_trace",
+    "corpus_tracestep",
+    "corpus_qapair",
 ]
 
 
@@ -458,7 +458,7 @@ def load(*, assignments, qa_pairs):
         "categories": list(Category.objects.order_by("position").values_list("pk", flat=True)),
     }
     if not params["categories"]:
-        raise SystemExit("collection_category is empty: the migrations should have filled it")
+        raise SystemExit("corpus_category is empty: the migrations should have filled it")
 
     with transaction.atomic(), connection.cursor() as cursor:
         db = Loader(cursor, params)
@@ -519,15 +519,15 @@ def counts():
 
     tables = {
         "assignments": "hits_assignment",
-        "QA pairs": "collection_qapair",
+        "QA pairs": "corpus_qapair",
         "tasks": "hits_task",
         "users": "accounts_user",
-        "traces": "collection_trace",
-        "steps": "collection_tracestep",
-        "review items": "validation_reviewitem",
+        "traces": "corpus_trace",
+        "steps": "corpus_tracestep",
+        "review items": "moderation_reviewitem",
         "batches": "hits_batch",
-        "evidence": "collection_evidence",
-        "screens": "collection_screen",
+        "evidence": "corpus_evidence",
+        "screens": "corpus_screen",
         "assets": "assets_asset",
     }
     with connection.cursor() as cursor:

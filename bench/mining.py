@@ -91,21 +91,21 @@ FROM generate_series(1, %(images)s) g(i), v
 
 IMAGE_SOURCES = f"""
 WITH v AS (SELECT {WORDS} AS words)
-INSERT INTO collection_imagesource (asset_id, title, description, source_url, topic, licence, created_at)
+INSERT INTO corpus_imagesource (asset_id, title, description, source_url, topic, licence, created_at)
 SELECT g.i, {PHRASE.format(n=4)}, {PHRASE.format(n=14)}, '', 'bench', '', now()
 FROM (SELECT id FROM assets_asset WHERE storage_key LIKE 'bench/%%' ORDER BY id) g(i), v
 """
 
 SNIPPETS = f"""
 WITH v AS (SELECT {WORDS} AS words)
-INSERT INTO collection_snippet (digest, title, text, url, topic, created_at)
+INSERT INTO corpus_snippet (digest, title, text, url, topic, created_at)
 SELECT encode(sha256(('snippet ' || g.i)::bytea), 'hex'), {PHRASE.format(n=4)}, {PHRASE.format(n=30)}, '', 'bench', now()
 FROM generate_series(%(first)s, %(last)s) g(i), v
 """
 
 QUESTIONS = f"""
 WITH v AS (SELECT {WORDS} AS words)
-INSERT INTO collection_qapair (family, split_kind, question, answer, answer_type, keyword_answer, reasoning_types,
+INSERT INTO corpus_qapair (family, split_kind, question, answer, answer_type, keyword_answer, reasoning_types,
                                question_category, question_category_manual, state, state_reason, author_id, created_at)
 SELECT 'webqa', CASE WHEN g.i %% 2 = 0 THEN 'image' ELSE 'text' END,
        {PHRASE.format(n=9)} || '?', {PHRASE.format(n=6)}, 'text', {PHRASE.format(n=1)}, '[]',
@@ -114,15 +114,15 @@ FROM generate_series(1, %(questions)s) g(i), v
 """
 
 EVIDENCE = """
-INSERT INTO collection_evidence (qa_pair_id, position, image_id, snippet_id, fact, url, note)
+INSERT INTO corpus_evidence (qa_pair_id, position, image_id, snippet_id, fact, url, note)
 SELECT q.id, 1, CASE WHEN q.split_kind = 'image' THEN i.id END, CASE WHEN q.split_kind = 'text' THEN s.id END, '', '', ''
-FROM (SELECT id, split_kind, row_number() OVER (ORDER BY id) AS n FROM collection_qapair) q
-JOIN (SELECT id, row_number() OVER (ORDER BY id) AS n FROM collection_imagesource) i ON i.n = q.n
-JOIN (SELECT id, row_number() OVER (ORDER BY id) AS n FROM collection_snippet) s ON s.n = 2 * q.n
+FROM (SELECT id, split_kind, row_number() OVER (ORDER BY id) AS n FROM corpus_qapair) q
+JOIN (SELECT id, row_number() OVER (ORDER BY id) AS n FROM corpus_imagesource) i ON i.n = q.n
+JOIN (SELECT id, row_number() OVER (ORDER BY id) AS n FROM corpus_snippet) s ON s.n = 2 * q.n
 UNION ALL
 SELECT q.id, 2, NULL, s.id, '', '', ''
-FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM collection_qapair WHERE split_kind = 'text') q
-JOIN (SELECT id, row_number() OVER (ORDER BY id) AS n FROM collection_snippet) s ON s.n = 2 * q.n + 1
+FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM corpus_qapair WHERE split_kind = 'text') q
+JOIN (SELECT id, row_number() OVER (ORDER BY id) AS n FROM corpus_snippet) s ON s.n = 2 * q.n + 1
 """
 
 
@@ -157,7 +157,7 @@ def more_snippets(scale):
 
     run_sql("snippets", SNIPPETS, first=int(100_000 * scale) + 1, last=int(500_000 * scale))
     with connection.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE collection_snippet")
+        cursor.execute("VACUUM ANALYZE corpus_snippet")
 
 
 def _rss_kib(pid):

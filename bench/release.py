@@ -114,21 +114,21 @@ def run(cursor, label, sql, **params):
 
 
 SCREENS = """
-INSERT INTO collection_screen (id, url, title, viewport_width, viewport_height, captured_at, asset_id, author_id)
+INSERT INTO corpus_screen (id, url, title, viewport_width, viewport_height, captured_at, asset_id, author_id)
 SELECT a, 'https://shop' || (a %% 50) || '.example.com/item/' || a, 'Item ' || a, 1280, 800, now(), a,
        (SELECT id FROM accounts_user ORDER BY id LIMIT 1)
 FROM generate_series(1, %(pool)s) a
 """
 
 IMAGES = """
-INSERT INTO collection_imagesource (id, asset_id, title, description, source_url, topic, licence, created_at)
+INSERT INTO corpus_imagesource (id, asset_id, title, description, source_url, topic, licence, created_at)
 SELECT i, %(pool)s + i, 'Picture ' || i, 'A picture of thing ' || i || ' with a description.',
        'https://commons.example.org/wiki/File:' || i || '.png', 'topic ' || (i %% 40), 'CC BY-SA 4.0', now()
 FROM generate_series(1, %(images)s) i
 """
 
 SNIPPETS = """
-INSERT INTO collection_snippet (id, digest, title, text, url, topic, created_at)
+INSERT INTO corpus_snippet (id, digest, title, text, url, topic, created_at)
 SELECT s, md5(s::text) || md5((s + 1)::text), 'Snippet ' || s,
        'Sentence one about subject ' || s || '. Sentence two gives a number, ' || (s * 7) %% 1000 || '.',
        'https://wiki.example.org/' || s, '', now()
@@ -136,7 +136,7 @@ FROM generate_series(1, %(snippets)s) s
 """
 
 PAIRS = """
-INSERT INTO collection_qapair (id, family, split_kind, question, answer, answer_type, keyword_answer, reasoning_types,
+INSERT INTO corpus_qapair (id, family, split_kind, question, answer, answer_type, keyword_answer, reasoning_types,
                                question_category, question_category_manual, state, state_reason, created_at,
                                author_id, category_id)
 SELECT i, CASE WHEN i %% 10 < 7 THEN 'webquest' ELSE 'webqa' END,
@@ -153,17 +153,17 @@ SELECT i, CASE WHEN i %% 10 < 7 THEN 'webquest' ELSE 'webqa' END,
        CASE WHEN i %% 10 IN (7, 8) THEN (ARRAY['color', 'shape', 'number', 'YesNo', 'Others'])[1 + (i / 10) %% 5]
             WHEN i %% 10 = 9 THEN 'text' ELSE '' END,
        false, 'accepted', '', now(), (SELECT id FROM accounts_user ORDER BY id LIMIT 1),
-       (SELECT id FROM collection_category ORDER BY id LIMIT 1)
+       (SELECT id FROM corpus_category ORDER BY id LIMIT 1)
 FROM generate_series(%(start)s, %(stop)s) i
 """
 
 EVIDENCE = """
-INSERT INTO collection_evidence (position, note, fact, url, qa_pair_id, screen_id, image_id, snippet_id)
+INSERT INTO corpus_evidence (position, note, fact, url, qa_pair_id, screen_id, image_id, snippet_id)
 SELECT e, 'part ' || e, '', '', q.id,
        CASE WHEN q.split_kind IN ('single_screen', 'multi_screen') THEN 1 + (q.id * 3 + e) %% %(pool)s END,
        CASE WHEN q.split_kind = 'image' THEN 1 + (q.id * 7 + e) %% %(images)s END,
        CASE WHEN q.split_kind = 'text' THEN 1 + (q.id * 11 + e) %% %(snippets)s END
-FROM collection_qapair q
+FROM corpus_qapair q
 CROSS JOIN LATERAL generate_series(0, CASE q.split_kind WHEN 'single_screen' THEN 0 WHEN 'multi_screen' THEN 2
                                                         WHEN 'image' THEN q.id %% 2 ELSE 1 END) e
 WHERE q.id BETWEEN %(start)s AND %(stop)s
@@ -175,7 +175,7 @@ SELECT q.id, k.kind,
        CASE WHEN k.kind = 'image' THEN 1 + (q.id * 7 + 2 + r) %% %(images)s END,
        CASE WHEN k.kind = 'text' THEN 1 + (q.id * 13 + 5 + r) %% %(snippets)s END,
        'bench', 1.0 / r, r, now()
-FROM collection_qapair q CROSS JOIN (VALUES ('image'), ('text')) k(kind) CROSS JOIN generate_series(1, 5) r
+FROM corpus_qapair q CROSS JOIN (VALUES ('image'), ('text')) k(kind) CROSS JOIN generate_series(1, 5) r
 WHERE q.family = 'webqa' AND q.id BETWEEN %(start)s AND %(stop)s
 """
 

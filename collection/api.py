@@ -18,7 +18,7 @@ from corpus.models import Category, Evidence, ImageSource, QAPair, Screen, Site,
 from hits.errors import AssignmentClosed, NotYourAssignment
 from hits.models import Assignment
 
-from . import pools, services, traces
+from . import pools, selectors, services
 from .models import PoolImport
 from .serializers import (
     CategorySerializer,
@@ -140,7 +140,7 @@ class BlockListView(APIView):
 
     @extend_schema(responses={200: dict})
     def get(self, request):
-        return Response(traces.block_list())
+        return Response(selectors.block_list())
 
 
 class TraceViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
@@ -163,7 +163,7 @@ class TraceViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     @extend_schema(request=TraceStartSerializer, responses={200: TraceSerializer, 201: TraceSerializer})
     def create(self, request, *args, **kwargs):
         data = validated(TraceStartSerializer, request.data)
-        trace, created = traces.start_trace(
+        trace, created = services.start_trace(
             author=request.user,
             client_id=data["client_id"],
             category=data["category"],
@@ -187,7 +187,7 @@ class TraceViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         step = StepInSerializer(data=metadata)
         if not step.is_valid():
             raise serializers.ValidationError({"step": step.errors})
-        stored, created = traces.add_step(
+        stored, created = services.add_step(
             trace_id=url_id(pk, what="trace"),
             author=request.user,
             screenshot=upload["screenshot"],
@@ -201,7 +201,7 @@ class TraceViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["post"])
     def finish(self, request, pk=None):
         data = validated(FinishSerializer, request.data)
-        trace = traces.finish_trace(
+        trace = services.finish_trace(
             trace_id=url_id(pk, what="trace"), author=request.user, step_count=data["step_count"]
         )
         return Response(TraceSerializer(self.get_queryset().get(pk=trace.pk)).data)

@@ -10,6 +10,7 @@ from accounts.models import User
 from corpus.models import Category, Evidence, QAPair
 from hits.demo import open_demo_batch
 
+from . import services
 from .answers import answer_type
 from .catalogue import import_sites
 from .services import capture_screen
@@ -167,9 +168,7 @@ def _demo_trace(author, batch):
 
     from django.utils import timezone
 
-    from . import traces
-
-    trace, _ = traces.start_trace(author=author, client_id=uuid.uuid4(), category="hotel", batch_id=batch.pk)
+    trace, _ = services.start_trace(author=author, client_id=uuid.uuid4(), category="hotel", batch_id=batch.pk)
     for position, (action, url, title, rows) in enumerate(TRACE_PAGES):
         target = (
             None
@@ -177,7 +176,7 @@ def _demo_trace(author, batch):
             else {"tag": "a", "text": rows[0][0], "role": "link", "href": url}
         )
         data = render_page(title=title, url=url, rows=rows)
-        traces.add_step(
+        services.add_step(
             trace_id=trace.pk,
             author=author,
             screenshot=SimpleUploadedFile("step.png", data, content_type="image/png"),
@@ -189,7 +188,7 @@ def _demo_trace(author, batch):
                 "clickables": [{"tag": "a", "text": name, "href": url} for name, _ in rows],
             },
         )  # fmt: skip
-    traces.finish_trace(trace_id=trace.pk, author=author, step_count=len(TRACE_PAGES))
+    services.finish_trace(trace_id=trace.pk, author=author, step_count=len(TRACE_PAGES))
 
 
 def load_traces(*, out):

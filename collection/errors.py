@@ -9,3 +9,23 @@ class ScreenInUse(DomainError):
 class NotYourScreen(DomainError):
     status = 403
     code = "not_your_screen"
+
+
+class NotYourTrace(DomainError):
+    status = 403
+    code = "not_your_trace"
+
+
+class TraceFinished(DomainError):
+    status = 409
+    code = "trace_finished"
+
+
+class MissingSteps(DomainError):
+    status = 409
+    code = "missing_steps"
+
+
+class NotATraceBatch(DomainError):
+    status = 400
+    code = "invalid"

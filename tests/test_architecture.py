@@ -49,7 +49,7 @@ def test_the_floors_hold_on_this_tree():
         ("platform/releases/build.py", "validation.models", "The foundation (platform/) never imports"),
         ("platform/accounts/services.py", "hits.models", "Accounts know nothing of the work engine"),
         ("platform/assets/selectors.py", "corpus.models", "Assets know nothing of the records"),
-        ("collection/traces.py", "validation.quality", "Capture and checking work never import each other"),
+        ("collection/services.py", "validation.quality", "Capture and checking work never import each other"),
         ("platform/hits/selectors.py", "mining.models", "Floors: each app imports only the floors below it"),
     ],
 )

@@ -16,8 +16,7 @@ from .models import (
     QualificationTest,
     WorkerQuality,
 )
-from .qualification import grant, revoke
-from .references import choose_for_references
+from .services import choose_for_references, grant, revoke
 
 
 class QualificationItemInline(admin.StackedInline):

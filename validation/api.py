@@ -12,7 +12,7 @@ from accounts.models import Role
 from config.api import WriteThrottle, validated
 from corpus.models import QAPair
 
-from . import qualification, quality, references
+from . import quality, selectors, services
 from .errors import NotAllowed
 from .serializers import (
     AttemptInSerializer,
@@ -35,19 +35,19 @@ class QualificationTestViewSet(viewsets.ViewSet):
 
     @extend_schema(responses=TestStatusSerializer(many=True))
     def list(self, request):
-        return Response(TestStatusSerializer(qualification.statuses_for(worker=request.user), many=True).data)
+        return Response(TestStatusSerializer(selectors.statuses_for(worker=request.user), many=True).data)
 
     @extend_schema(responses=TestDetailSerializer)
     def retrieve(self, request, slug=None):
-        test = qualification.active_test(slug)
-        return Response(TestDetailSerializer(qualification.status_of(worker=request.user, test=test)).data)
+        test = selectors.active_test(slug)
+        return Response(TestDetailSerializer(selectors.status_of(worker=request.user, test=test)).data)
 
     @extend_schema(request=AttemptInSerializer, responses={201: AttemptSerializer})
     @action(detail=True, methods=["post"])
     def attempts(self, request, slug=None):
-        test = qualification.active_test(slug)
+        test = selectors.active_test(slug)
         data = validated(AttemptInSerializer, request.data)
-        attempt = qualification.submit_attempt(test=test, worker=request.user, answers=data["answers"])
+        attempt = services.submit_attempt(test=test, worker=request.user, answers=data["answers"])
         return Response(AttemptSerializer(attempt).data, status=status.HTTP_201_CREATED)
 
 
@@ -73,7 +73,7 @@ class ReferenceSetsView(APIView):
     def post(self, request):
         data = validated(ReferenceSetsInSerializer, request.data)
         pairs = QAPair.objects.filter(pk__in=data["qa_pairs"])
-        created = references.choose_for_references(qa_pairs=pairs, actor=request.user)
+        created = services.choose_for_references(qa_pairs=pairs, actor=request.user)
         return Response(
             {"created": len(created), "qa_pairs": [s.qa_pair_id for s in created]}, status=status.HTTP_201_CREATED
         )

@@ -14,7 +14,7 @@ class ValidationConfig(AppConfig):
 
         from . import columns
         from .evidence import assigned_to_check, in_a_test
-        from .judging import queue_for_validation
+        from .services import queue_for_validation
 
         registry.autodiscover(self)
         # Every QA pair, whatever kind of task wrote it, is queued for validation.

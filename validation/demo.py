@@ -6,9 +6,9 @@ from django.apps import apps
 
 from accounts.models import Qualification, User
 
-from . import qualification
+from . import services
 from .default_tests import install
-from .judging import queue_pending_pairs
+from .services import queue_pending_pairs
 
 
 def load(*, out):
@@ -16,7 +16,7 @@ def load(*, out):
     admin = User.objects.get(username="admin")
     validator = User.objects.get(username="validator")
     for slug in ("screen-questions", "image-questions"):
-        qualification.grant(
+        services.grant(
             worker=validator,
             qualification=Qualification.objects.get(slug=slug),
             actor=admin,

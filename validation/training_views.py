@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from config.errors import DomainError
 
-from . import figures, qualification, quality, training
+from . import figures, quality, selectors, services, training
 from .models import QualificationAttempt, QualificationItem
 
 
@@ -19,7 +19,7 @@ def index(request):
     return render(
         request,
         "training/index.html",
-        {"tutorials": training.all_tutorials(), "tests": qualification.statuses_for(worker=request.user)},
+        {"tutorials": training.all_tutorials(), "tests": selectors.statuses_for(worker=request.user)},
     )
 
 
@@ -42,7 +42,7 @@ def _answers_from(post, items):
 @require_http_methods(["GET", "POST"])
 def take_test(request, slug):
     try:
-        test = qualification.active_test(slug)
+        test = selectors.active_test(slug)
     except DomainError as missing:
         raise Http404(missing.message) from None
     items = list(QualificationItem.objects.filter(test=test).order_by("position"))
@@ -50,7 +50,7 @@ def take_test(request, slug):
     if request.method == "POST":
         values = _answers_from(request.POST, items)
         try:
-            attempt = qualification.submit_attempt(test=test, worker=request.user, answers=values)
+            attempt = services.submit_attempt(test=test, worker=request.user, answers=values)
         except serializers.ValidationError as error:
             errors = {key: messages_ for key, messages_ in error.detail.items()}
         except DomainError as refusal:
@@ -58,7 +58,7 @@ def take_test(request, slug):
             return redirect("training:test", slug=slug)
         else:
             return redirect("training:attempt", attempt_id=attempt.pk)
-    status = qualification.status_of(worker=request.user, test=test)
+    status = selectors.status_of(worker=request.user, test=test)
     rows = [
         {"item": item, "value": values.get(str(item.pk), {}), "errors": errors.get(str(item.pk), [])} for item in items
     ]
@@ -73,7 +73,7 @@ def take_test(request, slug):
 @login_required
 def attempt(request, attempt_id):
     attempt = get_object_or_404(QualificationAttempt.objects.select_related("test"), pk=attempt_id, worker=request.user)
-    status = qualification.status_of(worker=request.user, test=attempt.test)
+    status = selectors.status_of(worker=request.user, test=attempt.test)
     return render(request, "training/attempt.html", {"attempt": attempt, "status": status})
 
 

@@ -1,6 +1,6 @@
 """Every change to accounts goes through one of these functions.
 
-Qualifications are granted and revoked only by ``validation.qualification`` (``grant``,
+Qualifications are granted and revoked only by ``validation.services`` (``grant``,
 ``revoke`` and passing a test), which records each change in the worker's history.
 """
 

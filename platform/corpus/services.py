@@ -4,7 +4,7 @@ evidence, and what follows a review decision on an asset the records cite."""
 from django.db import transaction
 
 from .models import Evidence, QAPair, Screen
-from .signals import pairs_written
+from .signals import pair_decided, pairs_written
 
 EVIDENCE_FIELDS = {"screen", "step", "image_id", "snippet_id", "fact", "url", "note"}
 
@@ -43,8 +43,6 @@ def decide_pair(*, qa_pair, state, reason=""):
     sends ``pair_decided``. Meant for the caller's transaction (validation's decision)."""
     QAPair.objects.filter(pk=qa_pair.pk).update(state=state, state_reason=reason)
     qa_pair.state, qa_pair.state_reason = state, reason
-    from .signals import pair_decided
-
     pair_decided.send(sender=QAPair, qa_pair=qa_pair, state=state)
     return qa_pair
 

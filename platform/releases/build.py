@@ -25,6 +25,7 @@ from .formats.records import EXTENSIONS, RecordsWriter
 from .formats.webqa import WebQAImages, WebQAWriter, image_id
 from .formats.webvln import WebVLNWriter
 from .models import SPLITS, Release, ReleaseAsset, ReleaseFile, ReleaseItem
+from .signals import release_published
 from .snapshot import take_snapshot
 from .storage import ReleaseFiles, delete_prefix
 
@@ -306,6 +307,7 @@ def _publish(*, release_id, attempt, prefix, built):
         release.stage = "published"
         release.message = ""
         release.save()
+        transaction.on_commit(lambda: release_published.send(sender=Release, release=release))
 
 
 def check_rebuild(*, release_id):

@@ -8,7 +8,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from assets.tests.samples import png_bytes
-from collection import traces
+from collection import services as capture
 from corpus.models import QAPair
 from hits import services
 from tests.e2e.conftest import log_in
@@ -20,9 +20,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def _recorded_trace(author, batch, steps=6):
     make_category("hotel")
     site(category="hotel", url="https://stay.test/")
-    trace, _ = traces.start_trace(author=author, client_id=uuid.uuid4(), category="hotel", batch_id=batch.pk)
+    trace, _ = capture.start_trace(author=author, client_id=uuid.uuid4(), category="hotel", batch_id=batch.pk)
     for n in range(steps):
-        traces.add_step(
+        capture.add_step(
             trace_id=trace.pk,
             author=author,
             screenshot=SimpleUploadedFile("s.png", png_bytes(size=(640, 400), seed=300 + n), content_type="image/png"),
@@ -32,7 +32,7 @@ def _recorded_trace(author, batch, steps=6):
                 "action": {"type": "click" if n else "navigate", "target": {"tag": "a", "text": f"Rooms {n}"} if n else None},
             },
         )  # fmt: skip
-    return traces.finish_trace(trace_id=trace.pk, author=author, step_count=steps)
+    return capture.finish_trace(trace_id=trace.pk, author=author, step_count=steps)
 
 
 def test_recorder_writes_two_questions_on_their_trace(page, live_server, rater):

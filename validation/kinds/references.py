@@ -10,7 +10,7 @@ from hits.kinds.base import TaskKind
 from hits.models import Task
 
 from ..errors import OwnPair
-from ..references import locked_set, record_answer
+from ..services import locked_set, record_answer
 
 SENTENCE = re.compile(r"^\S+(\s+\S+){2,}[.!?]$")
 

@@ -9,7 +9,7 @@ from hits.kinds.base import TaskKind
 from hits.models import Task
 
 from ..errors import OwnPair
-from ..judging import record_judgement
+from ..services import record_judgement
 
 YES_NO = {"required": "Answer yes or no.", "invalid": "Answer yes or no."}
 

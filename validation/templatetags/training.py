@@ -1,6 +1,6 @@
 from django import template
 
-from validation import qualification
+from validation import selectors
 
 register = template.Library()
 
@@ -8,4 +8,4 @@ register = template.Library()
 @register.inclusion_tag("training/_status.html")
 def qualification_status(user):
     """The worker's qualification tests and where they stand, for their home page."""
-    return {"tests": qualification.statuses_for(worker=user)}
+    return {"tests": selectors.statuses_for(worker=user)}

@@ -6,7 +6,7 @@ import pytest
 from rest_framework.exceptions import ValidationError
 
 from accounts.models import QualificationGrant
-from validation import qualification
+from validation import selectors, services
 from validation.default_tests import install
 from validation.errors import AlreadyQualified, MissingReason, NoAttemptLeft, NotAllowed
 from validation.figures import render
@@ -18,14 +18,14 @@ pytestmark = pytest.mark.django_db
 
 def test_seventy_percent_first_earns_a_second_attempt_which_can_pass(rater):
     test = small_test()
-    first = qualification.submit_attempt(test=test, worker=rater, answers=answers(test, right=7))
+    first = services.submit_attempt(test=test, worker=rater, answers=answers(test, right=7))
     assert (first.number, first.correct, first.total, str(first.score), first.outcome) == (
         1, 7, 10, "0.700", "second_chance",
     )  # fmt: skip
     assert not QualificationGrant.objects.filter(user=rater).exists()
-    assert qualification.status_of(worker=rater, test=test).may_attempt
+    assert selectors.status_of(worker=rater, test=test).may_attempt
 
-    second = qualification.submit_attempt(test=test, worker=rater, answers=answers(test, right=8))
+    second = services.submit_attempt(test=test, worker=rater, answers=answers(test, right=8))
     assert (second.number, second.outcome) == (2, "passed")
     assert QualificationGrant.objects.filter(user=rater, qualification=test.qualification).exists()
     change = QualificationChange.objects.get(worker=rater)
@@ -33,31 +33,31 @@ def test_seventy_percent_first_earns_a_second_attempt_which_can_pass(rater):
     assert "80%" in change.reason
     assert QualificationAttempt.objects.filter(worker=rater).count() == 2  # every attempt is kept
     with pytest.raises(AlreadyQualified):
-        qualification.submit_attempt(test=test, worker=rater, answers=answers(test, right=10))
+        services.submit_attempt(test=test, worker=rater, answers=answers(test, right=10))
 
 
 def test_a_failed_second_attempt_ends_the_test(rater):
     test = small_test()
-    qualification.submit_attempt(test=test, worker=rater, answers=answers(test, right=6))
-    second = qualification.submit_attempt(test=test, worker=rater, answers=answers(test, right=7))
+    services.submit_attempt(test=test, worker=rater, answers=answers(test, right=6))
+    second = services.submit_attempt(test=test, worker=rater, answers=answers(test, right=7))
     assert second.outcome == "failed"
-    status = qualification.status_of(worker=rater, test=test)
+    status = selectors.status_of(worker=rater, test=test)
     assert not status.may_attempt and "no attempts are left" in status.message
     with pytest.raises(NoAttemptLeft):
-        qualification.submit_attempt(test=test, worker=rater, answers=answers(test, right=10))
+        services.submit_attempt(test=test, worker=rater, answers=answers(test, right=10))
 
 
 def test_below_sixty_percent_on_the_first_attempt_gets_no_second(rater):
     test = small_test()
-    first = qualification.submit_attempt(test=test, worker=rater, answers=answers(test, right=5))
+    first = services.submit_attempt(test=test, worker=rater, answers=answers(test, right=5))
     assert first.outcome == "failed"
     with pytest.raises(NoAttemptLeft):
-        qualification.submit_attempt(test=test, worker=rater, answers=answers(test, right=10))
+        services.submit_attempt(test=test, worker=rater, answers=answers(test, right=10))
 
 
 def test_eighty_percent_passes_at_once(rater):
     test = small_test()
-    assert qualification.submit_attempt(test=test, worker=rater, answers=answers(test, right=8)).outcome == "passed"
+    assert services.submit_attempt(test=test, worker=rater, answers=answers(test, right=8)).outcome == "passed"
 
 
 def test_every_flag_needs_an_explanation_and_every_item_an_answer(rater):
@@ -68,7 +68,7 @@ def test_every_flag_needs_an_explanation_and_every_item_an_answer(rater):
     missing = next(key for key in given if key != flagged)
     del given[missing]
     with pytest.raises(ValidationError) as refused:
-        qualification.submit_attempt(test=test, worker=rater, answers=given)
+        services.submit_attempt(test=test, worker=rater, answers=given)
     assert "say what is wrong" in str(refused.value.detail[flagged])
     assert missing in refused.value.detail
     assert not QualificationAttempt.objects.exists()
@@ -77,16 +77,14 @@ def test_every_flag_needs_an_explanation_and_every_item_an_answer(rater):
 def test_admins_grant_and_revoke_by_hand_and_the_history_keeps_both(rater, admin_user, reviewer):
     test = small_test()
     with pytest.raises(NotAllowed):
-        qualification.grant(worker=rater, qualification=test.qualification, actor=reviewer, reason="Trusted.")
-    qualification.grant(worker=rater, qualification=test.qualification, actor=admin_user, reason="Known expert.")
-    assert qualification.status_of(worker=rater, test=test).qualified
+        services.grant(worker=rater, qualification=test.qualification, actor=reviewer, reason="Trusted.")
+    services.grant(worker=rater, qualification=test.qualification, actor=admin_user, reason="Known expert.")
+    assert selectors.status_of(worker=rater, test=test).qualified
     with pytest.raises(MissingReason):
-        qualification.revoke(worker=rater, qualification=test.qualification, actor=admin_user, reason="")
-    assert qualification.revoke(
-        worker=rater, qualification=test.qualification, actor=admin_user, reason="Copied answers."
-    )
+        services.revoke(worker=rater, qualification=test.qualification, actor=admin_user, reason="")
+    assert services.revoke(worker=rater, qualification=test.qualification, actor=admin_user, reason="Copied answers.")
     assert not QualificationGrant.objects.filter(user=rater).exists()
-    history = list(qualification.history_of(worker=rater).values_list("action", "reason", "actor"))
+    history = list(selectors.history_of(worker=rater).values_list("action", "reason", "actor"))
     assert history == [("revoked", "Copied answers.", admin_user.pk), ("granted", "Known expert.", admin_user.pk)]
 
 
@@ -111,12 +109,12 @@ def test_the_two_default_tests_exist_with_fifteen_items_and_drawable_pictures():
 
 def test_a_default_test_taken_with_eleven_right_gives_a_second_chance(rater):
     test = QualificationTest.objects.get(slug="screen-questions")
-    first = qualification.submit_attempt(test=test, worker=rater, answers=answers(test, right=11))
+    first = services.submit_attempt(test=test, worker=rater, answers=answers(test, right=11))
     assert (str(first.score), first.outcome) == ("0.733", "second_chance")
 
 
 def test_qualifications_are_granted_and_revoked_only_through_the_audited_path():
-    """Only ``validation.qualification`` writes grants, so every change is in a worker's
+    """Only ``validation.services`` writes grants, so every change is in a worker's
     history; any other module creating or deleting one would bypass it."""
     from pathlib import Path
 
@@ -127,7 +125,7 @@ def test_qualifications_are_granted_and_revoked_only_through_the_audited_path():
         for folder in ("platform", "collection", "validation")
         for path in (root / folder).rglob("*.py")
         if not {"tests", "migrations"} & set(path.relative_to(root).parts)
-        and path != root / "validation" / "qualification.py"
+        and path != root / "validation" / "services.py"
         for number, line in enumerate(path.read_text().splitlines(), 1)
         if writes.search(line)
     ]
@@ -143,5 +141,5 @@ def test_a_grant_added_in_the_admin_is_in_the_workers_history(client, rater, adm
     )
     assert response.status_code == 302
     assert QualificationGrant.objects.filter(user=rater, qualification=test.qualification).exists()
-    history = list(qualification.history_of(worker=rater).values_list("action", "reason", "actor"))
+    history = list(selectors.history_of(worker=rater).values_list("action", "reason", "actor"))
     assert history == [("granted", "Known expert.", admin_user.pk)]

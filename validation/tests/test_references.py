@@ -10,7 +10,7 @@ from hits.errors import NoTaskAvailable
 from hits.models import Batch
 from tests.factories import UserFactory
 from validation.errors import NotAllowed
-from validation.references import choose_for_references
+from validation.services import choose_for_references
 from validation.tests.factories import written_pair
 
 pytestmark = pytest.mark.django_db

@@ -11,8 +11,8 @@ from hits import services as hits
 from hits.errors import NoTaskAvailable
 from hits.models import Assignment, Batch, Disqualification, Task
 from validation.errors import OwnPair
-from validation.judging import queue_pending_pairs
 from validation.models import Judgement, PairValidation, WorkerQuality
+from validation.services import queue_pending_pairs
 from validation.tests.factories import validators, written_pair
 
 pytestmark = pytest.mark.django_db

@@ -137,7 +137,7 @@ def _reference_answers(pair, admin, writers, sentences, keyword):
     in this order, the first also the keyword answer. Each writer is handed the oldest
     task they have not written for, so the test chooses pairs and writers in step."""
     from hits import services as hits
-    from validation.references import choose_for_references
+    from validation.services import choose_for_references
 
     (reference_set,) = choose_for_references(qa_pairs=[pair], actor=admin)
     for n, (writer, sentence) in enumerate(zip(writers, sentences, strict=False)):

@@ -280,3 +280,25 @@ def test_the_release_endpoints_are_in_the_openapi_schema(rater):
     schema = _api(rater).get("/api/v1/schema/", HTTP_ACCEPT="application/json").content.decode()
     for path in ("/api/v1/releases/", "/api/v1/releases/{id}/diff/", "/api/v1/releases/{id}/files/{path}"):
         assert path in schema
+
+
+def test_publishing_sends_release_published_once_it_commits(admin_user, rater, django_capture_on_commit_callbacks):
+    from releases.signals import release_published
+
+    data.screen_pair(rater)
+    seen = []
+
+    def receive(*, release, **_signal):
+        seen.append((release.pk, release.state))
+
+    release_published.connect(receive)
+    try:
+        started = services.start_build(release=release(admin_user))  # its queued job never runs here
+        with django_capture_on_commit_callbacks(execute=False) as waiting:
+            build.run_build(release_id=started.pk, attempt=started.attempt)
+        assert seen == []  # nothing is announced before the publishing transaction commits
+        for callback in waiting:
+            callback()
+    finally:
+        release_published.disconnect(receive)
+    assert seen == [(started.pk, "published")]

@@ -1,0 +1,350 @@
+"""Every write of checking work, one function each with keyword-only arguments, in one
+transaction (or the caller's, where a function says so).
+
+- Qualification tests: a worker marks each item as following the guidelines or breaking
+  one of the test's rules, and explains every rule they say is broken; the score is the
+  share marked right. At or above ``QUALIFICATION_PASS_SCORE`` the test's qualification
+  is granted; a first attempt at or above ``QUALIFICATION_RETRY_SCORE`` earns one more.
+  Every attempt, grant and revocation is kept (``QualificationChange``).
+- Validation of QA pairs: every new pair gets a task wanting two validators; a third is
+  asked when the two disagree; the majority decides and the pair's state follows.
+  Validators never see each other's verdicts, and never get their own pairs (the
+  validation kind excludes them at hand-out).
+- Reference answers for test items: five different workers each write the answer of a
+  chosen pair as a full sentence; one of them also gives the keyword answer.
+"""
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from rest_framework import serializers
+
+from accounts.models import QualificationGrant, RaterProfile, Role
+from corpus import services as corpus
+from corpus.models import QAPair, ReferenceAnswer, ReferenceSet
+from hits import services as hits
+from hits.models import Task
+
+from . import quality
+from .batches import batch_for
+from .errors import AlreadyQualified, MissingReason, NoAttemptLeft, NotAllowed
+from .models import Judgement, PairValidation, QualificationAttempt, QualificationChange, QualificationItem
+from .selectors import outcome_of, score_of, status_of
+
+Outcome = QualificationAttempt.Outcome
+VALIDATORS_WANTED = 2
+TIE_BREAKER = 3
+WRITERS_WANTED = 5
+
+PROBLEMS = {
+    "answer_correct": "the answer is not correct",
+    "follows_guidelines": "the question does not follow the guidelines",
+    "sources_needed": "not every cited source is needed, or two repeat each other",
+}
+
+
+# --- Qualification tests -------------------------------------------------------------------
+
+
+FOLLOWS = "ok"  # the flag meaning "follows the guidelines"
+
+
+class AttemptAnswer(serializers.Serializer):
+    flag = serializers.CharField(error_messages={"blank": "Mark this item.", "required": "Mark this item."})
+    explanation = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
+
+
+def _clean_answers(test, items, answers):
+    if not isinstance(answers, dict):
+        raise serializers.ValidationError({"answers": ["Give one answer per item, by item id."]})
+    errors, cleaned = {}, {}
+    for item in items:
+        raw = answers.get(str(item.pk), answers.get(item.pk))
+        if raw is None:
+            errors[str(item.pk)] = [f"Mark item {item.position}."]
+            continue
+        answer = AttemptAnswer(data=raw)
+        if not answer.is_valid():
+            errors[str(item.pk)] = [f"Item {item.position}: {m}" for ms in answer.errors.values() for m in ms]
+            continue
+        flag, explanation = answer.validated_data["flag"], answer.validated_data["explanation"].strip()
+        if flag != FOLLOWS and flag not in test.rules:
+            errors[str(item.pk)] = [f"Item {item.position}: “{flag}” is not one of the test's rules."]
+        elif flag != FOLLOWS and not explanation:
+            errors[str(item.pk)] = [f"Item {item.position}: say what is wrong with it."]
+        else:
+            cleaned[item] = (flag, explanation)
+    if errors:
+        raise serializers.ValidationError(errors)
+    return cleaned
+
+
+@transaction.atomic
+def submit_attempt(*, test, worker, answers):
+    """Scores one attempt and records it, granting the qualification on a pass.
+
+    ``answers`` maps item ids to ``{"flag": "ok" | rule key, "explanation": …}``. An item
+    counts as right when it is marked as following the guidelines and does, or as
+    breaking a rule and breaks one. Refused with nothing saved when answers are missing
+    or a flag has no explanation.
+    """
+    # One worker's attempts queue on their profile row, so two tabs cannot both take
+    # the last attempt (the unique attempt number backs this).
+    RaterProfile.objects.select_for_update().get(user=worker)
+    current = status_of(worker=worker, test=test)
+    if current.qualified:
+        raise AlreadyQualified(f"You already hold the qualification “{test.qualification.name}”.")
+    if not current.may_attempt:
+        raise NoAttemptLeft(current.message)
+    items = list(QualificationItem.objects.filter(test=test).order_by("position"))
+    cleaned = _clean_answers(test, items, answers)
+    record, correct = {}, 0
+    for item, (flag, explanation) in cleaned.items():
+        right = (flag == FOLLOWS) == item.follows_guidelines
+        correct += right
+        record[str(item.pk)] = {"flag": flag, "explanation": explanation, "right": right}
+    number = current.next_number
+    score = score_of(correct, len(items))
+    attempt = QualificationAttempt.objects.create(
+        test=test,
+        worker=worker,
+        number=number,
+        answers=record,
+        correct=correct,
+        total=len(items),
+        score=score,
+        outcome=outcome_of(score=score, number=number),
+    )
+    if attempt.outcome == Outcome.PASSED:
+        _grant(
+            worker=worker,
+            qualification=test.qualification,
+            reason=f"Passed “{test.title}” with {score:.0%} on attempt {number}.",
+            attempt=attempt,
+        )
+    return attempt
+
+
+def _check_admin(actor):
+    if actor is not None and not actor.has_role(Role.ADMIN):
+        raise NotAllowed("Only admins grant and revoke qualifications.")
+
+
+def _grant(*, worker, qualification, reason, actor=None, attempt=None):
+    grant, created = QualificationGrant.objects.get_or_create(
+        user=worker, qualification=qualification, defaults={"granted_by": actor, "note": reason[:200]}
+    )
+    if created:
+        QualificationChange.objects.create(
+            worker=worker,
+            qualification=qualification,
+            action=QualificationChange.Action.GRANTED,
+            reason=reason,
+            actor=actor,
+            attempt=attempt,
+        )
+    return grant
+
+
+@transaction.atomic
+def grant(*, worker, qualification, actor, reason):
+    """An admin grants a qualification by hand (with or without a test)."""
+    _check_admin(actor)
+    if not reason or not reason.strip():
+        raise MissingReason("Say why the qualification is granted.")
+    return _grant(worker=worker, qualification=qualification, reason=reason.strip(), actor=actor)
+
+
+@transaction.atomic
+def revoke(*, worker, qualification, reason, actor=None):
+    """Takes a qualification away; the worker sees ``reason`` in their history.
+
+    ``actor`` None means the platform did it (e.g. for low quality). Returns whether
+    the worker held it.
+    """
+    _check_admin(actor)
+    if not reason or not reason.strip():
+        raise MissingReason("Say why the qualification is revoked: the worker sees it.")
+    deleted, _ = QualificationGrant.objects.filter(user=worker, qualification=qualification).delete()
+    if deleted:
+        QualificationChange.objects.create(
+            worker=worker,
+            qualification=qualification,
+            action=QualificationChange.Action.REVOKED,
+            reason=reason.strip(),
+            actor=actor,
+        )
+    return bool(deleted)
+
+
+# --- Validation of QA pairs ----------------------------------------------------------------
+
+
+def queue_for_validation(*, qa_pairs, **_signal):
+    """Gives each pair still pending validation a validation task, once. Runs inside
+    the transaction that wrote the pairs (the ``corpus.signals.pairs_written`` signal)."""
+    from .kinds.validation import Validation
+
+    pending = [p for p in qa_pairs if p.state == QAPair.State.PENDING_VALIDATION]
+    queued = set(PairValidation.objects.filter(qa_pair__in=pending).values_list("qa_pair_id", flat=True))
+    created = []
+    for pair in pending:
+        if pair.pk in queued:
+            continue
+        batch = batch_for(kind=Validation.name, family=pair.family)
+        if batch is None:
+            continue
+        (task,) = hits.add_tasks(batch=batch, payloads=[{"qa_pair": pair.pk}], assignments_wanted=VALIDATORS_WANTED)
+        created.append(PairValidation.objects.create(qa_pair=pair, task=task))
+    return created
+
+
+def queue_pending_pairs():
+    """Queues pairs written before validation was set up (or by the demo)."""
+    with transaction.atomic():
+        return queue_for_validation(
+            qa_pairs=QAPair.objects.filter(state=QAPair.State.PENDING_VALIDATION, validation__isnull=True).order_by(
+                "id"
+            )
+        )
+
+
+def record_judgement(*, assignment, answer):
+    """Stores a validator's judgement and decides the pair when the votes allow.
+
+    Called from the validation kind inside the submit transaction; the pair's
+    validation row is locked so that judgements arriving together are counted one
+    after the other.
+    """
+    validation = PairValidation.objects.select_for_update().select_related("qa_pair").get(task_id=assignment.task_id)
+    accept = all(answer[key] for key in PROBLEMS)
+    judgement = Judgement.objects.create(
+        validation=validation,
+        qa_pair=validation.qa_pair,
+        assignment=assignment,
+        validator_id=assignment.worker_id,
+        answer_correct=answer["answer_correct"],
+        follows_guidelines=answer["follows_guidelines"],
+        sources_needed=answer["sources_needed"],
+        corrected_answer=answer.get("corrected_answer", "").strip(),
+        comment=answer.get("comment", "").strip(),
+        accept=accept,
+    )
+    if validation.outcome:
+        # A late judgement on a decided pair (e.g. the third of a task that wanted
+        # three): it counts for the validator's agreement, not for the verdict.
+        judgement.agrees_with_majority = accept == (validation.outcome == PairValidation.Outcome.ACCEPTED)
+        judgement.save(update_fields=["agrees_with_majority"])
+        quality.count_judgements([judgement])
+        return judgement
+    _decide_if_ready(validation)
+    return judgement
+
+
+def _decide_if_ready(validation):
+    judgements = list(validation.judgements.all())
+    accepts = sum(j.accept for j in judgements)
+    rejects = len(judgements) - accepts
+    validation.accept_votes, validation.reject_votes = accepts, rejects
+    if len(judgements) < VALIDATORS_WANTED:
+        validation.save(update_fields=["accept_votes", "reject_votes"])
+        return
+    if accepts == rejects:
+        # Two validators disagree: one more decides.
+        Task.objects.filter(pk=validation.task_id, assignments_wanted__lt=TIE_BREAKER).update(
+            assignments_wanted=F("assignments_wanted") + 1
+        )
+        validation.save(update_fields=["accept_votes", "reject_votes"])
+        return
+    accepted = accepts > rejects
+    _decide(validation, judgements, accepted=accepted)
+
+
+def _decide(validation, judgements, *, accepted):
+    """Records the majority's verdict on the pair, the judgements and the workers."""
+    now = timezone.now()
+    Outcome = PairValidation.Outcome
+    validation.outcome, validation.decided_at = (Outcome.ACCEPTED if accepted else Outcome.REJECTED), now
+    validation.save(update_fields=["outcome", "decided_at", "accept_votes", "reject_votes"])
+    for judgement in judgements:
+        judgement.agrees_with_majority = judgement.accept == accepted
+    Judgement.objects.bulk_update(judgements, ["agrees_with_majority"])
+    pair = QAPair.objects.select_for_update().get(pk=validation.qa_pair_id)
+    if pair.state == QAPair.State.PENDING_VALIDATION:
+        # A pair rejected meanwhile (e.g. its screen failed review) stays rejected.
+        state = QAPair.State.ACCEPTED if accepted else QAPair.State.REJECTED
+        corpus.decide_pair(qa_pair=pair, state=state, reason="" if accepted else rejection_reason(judgements))
+    quality.count_decision(judgements=judgements, pair=pair, accepted=accepted)
+    quality.recompute_agreement_later(batch_ids={validation_batch_id(validation), pair_batch_id(pair)})
+
+
+def rejection_reason(judgements):
+    """The problems the rejecting validators found, in words for the pair's author."""
+    rejecting = [j for j in judgements if not j.accept]
+    found = [
+        text for key, text in PROBLEMS.items() if sum(not getattr(j, key) for j in rejecting) * 2 >= len(rejecting)
+    ]
+    reason = f"{len(rejecting)} of {len(judgements)} validators rejected it: " + "; ".join(found or PROBLEMS.values())
+    comments = [j.comment for j in rejecting if j.comment]
+    if comments:
+        reason += ". Their notes: " + " / ".join(comments)
+    corrections = [j.corrected_answer for j in rejecting if j.corrected_answer]
+    if corrections:
+        reason += ". Suggested answer: " + " / ".join(corrections)
+    return reason + "."
+
+
+def validation_batch_id(validation):
+    return Task.objects.filter(pk=validation.task_id).values_list("batch_id", flat=True).first()
+
+
+def pair_batch_id(pair):
+    if pair.assignment_id is None:
+        return None
+    from hits.models import Assignment
+
+    return Assignment.objects.filter(pk=pair.assignment_id).values_list("batch_id", flat=True).first()
+
+
+# --- Reference answers ---------------------------------------------------------------------
+
+
+@transaction.atomic
+def choose_for_references(*, qa_pairs, actor):
+    """Marks accepted pairs as test candidates: each gets a task wanting five writers.
+    Pairs already chosen, or not accepted, are skipped. Returns the new sets."""
+    if not actor.has_role(Role.ADMIN):
+        raise NotAllowed("Only admins choose test candidates.")
+    from .kinds.references import References
+
+    created = []
+    for pair in qa_pairs:
+        if pair.state != QAPair.State.ACCEPTED or ReferenceSet.objects.filter(qa_pair=pair).exists():
+            continue
+        batch = batch_for(kind=References.name, family=pair.family)
+        if batch is None:
+            continue
+        (task,) = hits.add_tasks(batch=batch, payloads=[{"qa_pair": pair.pk}], assignments_wanted=WRITERS_WANTED)
+        created.append(ReferenceSet.objects.create(qa_pair=pair, task=task, chosen_by=actor))
+    return created
+
+
+def locked_set(*, task_id):
+    return ReferenceSet.objects.select_for_update().get(task_id=task_id)
+
+
+def record_answer(*, assignment, answer, keyword):
+    """Stores one writer's sentence; the first keyword answer given becomes the set's.
+    Once all five are in, the keyword answer is copied to a pair that has none."""
+    reference_set = locked_set(task_id=assignment.task_id)
+    written = ReferenceAnswer.objects.create(
+        reference_set=reference_set, assignment=assignment, worker_id=assignment.worker_id, answer=answer
+    )
+    if keyword and not reference_set.keyword_answer:
+        reference_set.keyword_answer, reference_set.keyword_by_id = keyword, assignment.worker_id
+        reference_set.save(update_fields=["keyword_answer", "keyword_by"])
+    if reference_set.answers.count() >= WRITERS_WANTED and reference_set.keyword_answer:
+        QAPair.objects.filter(pk=reference_set.qa_pair_id, keyword_answer="").update(
+            keyword_answer=reference_set.keyword_answer
+        )
+    return written
