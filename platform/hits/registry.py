@@ -69,9 +69,10 @@ def choices():
 
 
 def writing(split_kind):
-    """The kind that writes QA pairs of ``split_kind``, or None (e.g. pairs imported or
-    written by a kind since removed)."""
-    return next((k for k in _kinds.values() if k.split_kind and k.split_kind == split_kind), None)
+    """A kind that writes QA pairs of ``split_kind`` (kinds sharing a split kind declare
+    the same treatment of its pairs: a contract test checks it), or None (e.g. pairs
+    written by a kind since removed: they get no category and no negatives)."""
+    return next((k for k in all_kinds() if k.split_kind and k.split_kind == split_kind), None)
 
 
 def split_kinds(test):

@@ -37,7 +37,8 @@ class TaskKind:
 
     # --- What the rest of the platform asks about the kind -------------------------------
     # The QA pairs it writes: their family and split kind (``corpus.models.QAPair``), or
-    # "" for a kind that writes none. One kind per split kind.
+    # "" for a kind that writes none. Kinds writing one split kind declare the same
+    # negatives and categorisation (mining treats the pairs by their split kind).
     family: str = ""
     split_kind: str = ""
     # The hard negatives mining finds for its pairs: any of "text" and "image" (from the
