@@ -41,10 +41,9 @@ class PriceQuestion(TaskKind):
     def on_submitted(self, *, assignment, answer):
         (qa_pair,) = write_pairs(
             assignment=assignment,
+            kind=self,
             pairs=[
                 {
-                    "family": self.family,
-                    "split_kind": self.split_kind,
                     "question": answer["question"],
                     "answer": answer["answer"],
                     "reasoning_types": sorted(answer["reasoning_types"]),

@@ -175,10 +175,9 @@ class ScreenQAKind(TaskKind):
             )
         (qa_pair,) = write_pairs(
             assignment=assignment,
+            kind=self,
             pairs=[
                 {
-                    "family": self.family,
-                    "split_kind": self.split_kind,
                     "question": answer["question"],
                     "answer": answer["answer"],
                     "answer_type": answer_type(answer["answer"]),

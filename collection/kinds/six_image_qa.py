@@ -134,10 +134,9 @@ class SixImageQA(TaskKind):
         group_id = assignment.task.payload["group"]
         written = write_pairs(
             assignment=assignment,
+            kind=self,
             pairs=[
                 {
-                    "family": self.family,
-                    "split_kind": self.split_kind,
                     "question": pair["question"],
                     "answer": pair["answer"],
                     "keyword_answer": pair["keyword_answer"],

@@ -101,10 +101,9 @@ class TextMultihopQA(TaskKind):
             evidence.append({"fact": answer["fact"], "url": answer["fact_url"]})
         (qa_pair,) = write_pairs(
             assignment=assignment,
+            kind=self,
             pairs=[
                 {
-                    "family": self.family,
-                    "split_kind": self.split_kind,
                     "question": answer["question"],
                     "answer": answer["answer"],
                     "keyword_answer": answer["keyword_answer"],

@@ -114,10 +114,9 @@ class TraceQA(TaskKind):
         steps = {step.pk: step for step in trace.steps.select_related("screen")}
         written = write_pairs(
             assignment=assignment,
+            kind=self,
             pairs=[
                 {
-                    "family": self.family,
-                    "split_kind": self.split_kind,
                     "question": pair["question"],
                     "answer": pair["answer"],
                     "answer_type": answer_type(pair["answer"]),

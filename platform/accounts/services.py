@@ -27,6 +27,14 @@ def ensure_profile(*, user):
     return profile
 
 
+def set_locale(*, user, locale):
+    """Where the worker is, for eligibility rules that ask for a locale."""
+    profile = ensure_profile(user=user)
+    profile.locale = locale
+    profile.save(update_fields=["locale"])
+    return profile
+
+
 def create_api_token(*, user, name):
     """Returns ``(token, key)``; the key is never stored and cannot be shown again."""
     key = secrets.token_urlsafe(32)

@@ -31,8 +31,7 @@ def profile(request):
     user_profile = services.ensure_profile(user=request.user)
     form = ProfileForm(request.POST or None, initial={"locale": user_profile.locale})
     if request.method == "POST" and form.is_valid():
-        user_profile.locale = form.cleaned_data["locale"]
-        user_profile.save(update_fields=["locale"])
+        services.set_locale(user=request.user, locale=form.cleaned_data["locale"])
         messages.success(request, "Profile saved.")
         return redirect("accounts:profile")
     return render(request, "accounts/profile.html", _profile_context(request, form=form))

@@ -53,10 +53,12 @@ def summary_of(assignment):
 
 def trace_screen_for_its_writer(*, user, asset, **_signal):
     """Raters writing questions on a trace see its screens while they hold (or held) a
-    task on it: any task whose payload names the trace."""
+    task on it: a task of a kind that shows its trace (``TaskKind.shows_trace``)."""
+    from hits import registry
     from hits.models import Task
 
-    traces = Task.objects.filter(assignments__worker=user, payload__has_key="trace").values(
+    kinds = [kind.name for kind in registry.all_kinds() if kind.shows_trace]
+    traces = Task.objects.filter(assignments__worker=user, batch__kind__in=kinds).values(
         trace=Cast(KT("payload__trace"), BigIntegerField())
     )
     return TraceStep.objects.filter(screen__asset=asset, trace_id__in=traces).exists()

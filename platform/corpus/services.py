@@ -10,20 +10,23 @@ EVIDENCE_FIELDS = {"screen", "step", "image_id", "snippet_id", "fact", "url", "n
 
 
 @transaction.atomic
-def write_pairs(*, assignment, pairs):
+def write_pairs(*, assignment, pairs, kind=None):
     """Writes the QA pairs a submission made, each with its ordered evidence, and sends
     ``pairs_written`` (validation queues them). Returns the pairs, in order.
 
-    ``pairs`` is a list of dicts of ``QAPair`` fields (``family``, ``question``,
-    ``answer`` …) with an ``evidence`` list of dicts naming one source each: ``screen``
-    (and ``step`` for a trace), ``image_id``, ``snippet_id``, or ``fact`` with its
-    ``url``; any may carry a ``note``. The author is the assignment's worker. Meant to
-    run inside the submission's transaction: a refused piece of evidence (the database
-    checks that each names exactly one source) rolls the whole submission back.
+    ``pairs`` is a list of dicts of ``QAPair`` fields (``question``, ``answer`` …) with an
+    ``evidence`` list of dicts naming one source each: ``screen`` (and ``step`` for a
+    trace), ``image_id``, ``snippet_id``, or ``fact`` with its ``url``; any may carry a
+    ``note``. ``kind`` (the task kind writing them) gives each pair the family and split
+    kind it declares. The author is the assignment's worker. Meant to run inside the
+    submission's transaction: a refused piece of evidence (the database checks that each
+    names exactly one source) rolls the whole submission back.
     """
     written, evidence = [], []
     for fields in pairs:
         fields = dict(fields)
+        if kind is not None:
+            fields.update(_declared_by(kind, fields))
         pieces = fields.pop("evidence")
         qa_pair = QAPair.objects.create(author_id=assignment.worker_id, assignment=assignment, **fields)
         for position, piece in enumerate(pieces):
@@ -35,6 +38,14 @@ def write_pairs(*, assignment, pairs):
     Evidence.objects.bulk_create(evidence)
     pairs_written.send(sender=QAPair, qa_pairs=written)
     return written
+
+
+def _declared_by(kind, fields):
+    declared = {"family": kind.family, "split_kind": kind.split_kind}
+    for name, value in declared.items():
+        if fields.get(name, value) != value:
+            raise ValueError(f"The {kind.name} kind writes {name} {value!r}, not {fields[name]!r}.")
+    return declared
 
 
 @transaction.atomic

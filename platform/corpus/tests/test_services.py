@@ -76,3 +76,17 @@ def test_deciding_a_pair_sets_its_state_and_reason_and_announces_it(assignment):
     pair.refresh_from_db()
     assert (pair.state, pair.state_reason) == ("rejected", "2 of 2 validators rejected it.")
     assert [(event["qa_pair"].pk, event["state"]) for event in heard] == [(pair.pk, "rejected")]
+
+
+def test_a_kind_writes_only_the_family_and_split_kind_it_declares(assignment):
+    class Kind:
+        name, family, split_kind = "text_kind", "webqa", "text"
+
+    evidence = [{"fact": "It is old.", "url": "https://example.org/"}]
+    (pair,) = services.write_pairs(
+        assignment=assignment, kind=Kind, pairs=[{"question": "Q?", "answer": "A.", "evidence": evidence}]
+    )
+    assert (pair.family, pair.split_kind) == ("webqa", "text")
+    with pytest.raises(ValueError, match="writes split_kind 'text', not 'image'"):
+        services.write_pairs(assignment=assignment, kind=Kind, pairs=[_pair(split_kind="image", evidence=evidence)])
+    assert QAPair.objects.count() == 1
