@@ -230,6 +230,8 @@ def record_judgement(*, assignment, answer):
         comment=answer.get("comment", "").strip(),
         accept=accept,
     )
+    if answer["answer_correct"] and answer.get("answer_variants"):
+        corpus.add_answer_variants(qa_pair=validation.qa_pair, variants=answer["answer_variants"])
     if validation.outcome:
         # A late judgement on a decided pair (e.g. the third of a task that wanted
         # three): it counts for the validator's agreement, not for the verdict.

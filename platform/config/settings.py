@@ -318,6 +318,8 @@ RELEASE_CHUNK_SIZE = int(os.environ.get("RELEASE_CHUNK_SIZE", "1000"))
 RELEASE_STORAGE_PREFIX = os.environ.get("RELEASE_STORAGE_PREFIX", "releases")
 RELEASE_QUEUE = os.environ.get("RELEASE_QUEUE", CELERY_TASK_DEFAULT_QUEUE)
 RELEASE_STALE_SECONDS = int(os.environ.get("RELEASE_STALE_SECONDS", "600"))
+# Evaluations: the largest predictions file accepted.
+EVALUATION_MAX_BYTES = int(os.environ.get("EVALUATION_MAX_BYTES", str(100 * 1024 * 1024)))
 
 # --- Production hardening (checked by `manage.py check --deploy`) --------------------------
 if not DEBUG:

@@ -215,6 +215,9 @@ class QAPair(models.Model):
     answer = models.TextField()
     answer_type = models.CharField(max_length=8, choices=AnswerType.choices, default=AnswerType.TEXT)
     keyword_answer = models.CharField(max_length=200, blank=True)
+    answer_variants = models.JSONField(
+        default=list, blank=True, help_text="Other ways to write the same answer, added by validators."
+    )
     reasoning_types = models.JSONField(default=list, blank=True)
     question_category = models.CharField(max_length=16, blank=True)
     question_category_manual = models.BooleanField(

@@ -40,6 +40,20 @@ def write_pairs(*, assignment, pairs, kind=None):
     return written
 
 
+@transaction.atomic
+def add_answer_variants(*, qa_pair, variants):
+    """Other ways to write the pair's answer (a validator's, while judging it): kept in
+    order, each once, never the answer itself. Scorers take the best match over them."""
+    pair = QAPair.objects.select_for_update().only("answer", "answer_variants").get(pk=qa_pair.pk)
+    known = {pair.answer.strip(), *pair.answer_variants}
+    added = [variant for variant in dict.fromkeys(v.strip() for v in variants) if variant and variant not in known]
+    if added:
+        pair.answer_variants = [*pair.answer_variants, *added]
+        pair.save(update_fields=["answer_variants"])
+    qa_pair.answer_variants = pair.answer_variants
+    return pair.answer_variants
+
+
 def _declared_by(kind, fields):
     declared = {"family": kind.family, "split_kind": kind.split_kind}
     for name, value in declared.items():

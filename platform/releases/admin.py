@@ -19,7 +19,7 @@ class ReleaseForm(forms.ModelForm):
     class Meta:
         model = Release
         fields = ["name", "families", "qa_states", "split_strategy", "seed", "train_percent", "val_percent",
-                  "parent", "notes"]  # fmt: skip
+                  "parent", "notes", "test_answers_public"]  # fmt: skip
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -68,6 +68,7 @@ class ReleaseAdmin(admin.ModelAdmin):
             name=data["name"], version=data["version_key"], families=data["families"], qa_states=data["qa_states"],
             split_strategy=data["split_strategy"], seed=data["seed"], train_percent=data["train_percent"],
             val_percent=data["val_percent"], parent=data.get("parent"), notes=data["notes"], created_by=request.user,
+            test_answers_public=data.get("test_answers_public", False),
         )  # fmt: skip
         obj.pk = release.pk
 

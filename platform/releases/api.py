@@ -6,6 +6,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from accounts.models import Role
@@ -14,7 +15,7 @@ from config.errors import DomainError, NotFound
 
 from . import selectors, services
 from .diff import diff_summary
-from .models import FAMILIES, Release, ReleaseFile
+from .models import FAMILIES, Evaluation, Release, ReleaseFile
 
 
 class NotAllowed(DomainError):
@@ -42,7 +43,8 @@ class ReleaseSerializer(serializers.ModelSerializer):
     class Meta:
         model = Release
         fields = ["id", "url", "name", "version", "state", "families", "qa_states", "split_strategy", "seed",
-                  "train_percent", "val_percent", "parent", "notes", "progress", "message", "snapshot_at",
+                  "train_percent", "val_percent", "parent", "notes", "test_answers_public", "progress", "message",
+                  "snapshot_at",
                   "published_at", "created_at"]  # fmt: skip
 
 
@@ -62,6 +64,9 @@ class ReleaseCreateSerializer(serializers.Serializer):
     val_percent = serializers.IntegerField(min_value=0, max_value=99, default=10)
     parent = serializers.IntegerField(required=False, allow_null=True, help_text="Id of a published release.")
     notes = serializers.CharField(required=False, allow_blank=True, default="")
+    test_answers_public = serializers.BooleanField(
+        default=False, help_text="Ship the test answers in the public download instead of the evaluation set only."
+    )
     build = serializers.BooleanField(default=True, help_text="Start the build at once.")
 
 
@@ -73,7 +78,28 @@ class ReleaseFileSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ReleaseFile
-        fields = ["path", "size", "sha256", "download"]
+        fields = ["path", "size", "sha256", "private", "download"]
+
+
+class EvaluationSerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField()
+    submitted_by = serializers.CharField(source="submitted_by.username", read_only=True)
+
+    def get_url(self, run) -> str:
+        return f"/api/v1/releases/{run.release_id}/evaluations/{run.pk}/"
+
+    class Meta:
+        model = Evaluation
+        fields = ["id", "url", "release", "family", "split", "name", "public", "submitted_by", "state", "metrics",
+                  "per_category", "missing", "count", "message", "created_at", "finished_at"]  # fmt: skip
+
+
+class EvaluationInSerializer(serializers.Serializer):
+    predictions = serializers.FileField(help_text="The predictions file, in the family's format (docs/evaluation.md).")
+    family = serializers.ChoiceField(choices=FAMILIES)
+    split = serializers.ChoiceField(choices=["val", "test"])
+    name = serializers.CharField(max_length=120, help_text="The model or run, as the leaderboard shows it.")
+    public = serializers.BooleanField(default=False, help_text="Show the result on the release's leaderboard.")
 
 
 class ReleaseViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
@@ -135,7 +161,8 @@ class ReleaseViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     def files(self, request, pk=None):
         """Every file of a published release, with its size and SHA-256."""
         release = self._published()
-        page = self.paginate_queryset(ReleaseFile.objects.filter(release=release).order_by("path"))
+        files = selectors.visible_files(release=release, user=request.user).order_by("path")
+        page = self.paginate_queryset(files)
         return self.get_paginated_response(ReleaseFileSerializer(page, many=True).data)
 
     @extend_schema(
@@ -158,6 +185,41 @@ class ReleaseViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             raise DomainError(f"{release} has no parent: say which release to compare with (?against=id).")
         return Response(diff_summary(release=release, against=against))
 
+    @extend_schema(
+        methods=["GET"],
+        responses={200: EvaluationSerializer(many=True)},
+        description="Your evaluations of this release, and everyone's public ones (admins see all).",
+    )
+    @extend_schema(
+        methods=["POST"], request={"multipart/form-data": EvaluationInSerializer}, responses={202: EvaluationSerializer}
+    )
+    @action(detail=True, methods=["get", "post"], parser_classes=[MultiPartParser, FormParser])
+    def evaluations(self, request, pk=None):
+        """Scores a predictions file against the val or test split with the family's own
+        metric (``POST``: the file is checked at once, then scored by a job; poll the run's
+        ``state``). Test answers stay private: the platform reads them, nobody downloads them."""
+        release = self._published()
+        if request.method == "GET":
+            runs = selectors.visible_evaluations(release=release, user=request.user)
+            page = self.paginate_queryset(runs)
+            return self.get_paginated_response(EvaluationSerializer(page, many=True).data)
+        data = validated(EvaluationInSerializer, request.data)
+        run = services.submit_evaluation(
+            release=release, family=data["family"], split=data["split"], predictions=data["predictions"].read(),
+            name=data["name"], public=data["public"], user=request.user,
+        )  # fmt: skip
+        return Response(EvaluationSerializer(run).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(responses={200: EvaluationSerializer})
+    @action(detail=True, methods=["get"], url_path=r"evaluations/(?P<evaluation_id>[0-9]+)")
+    def evaluation(self, request, pk=None, evaluation_id=None):
+        """One evaluation run: its state, metrics and per-category tables."""
+        release = self._published()
+        run = selectors.visible_evaluations(release=release, user=request.user).filter(pk=evaluation_id).first()
+        if run is None:
+            raise NotFound(f"Release {release.pk} has no evaluation {evaluation_id} of yours.")
+        return Response(EvaluationSerializer(run).data)
+
     def _published(self):
         release = self.get_object()
         if not release.is_published:
@@ -177,7 +239,7 @@ class ReleaseFileDownload(viewsets.ViewSet):
             .filter(pk=url_id(pk, what="release"), state=Release.State.PUBLISHED)
             .first()
         )
-        release_file = release and selectors.release_file(release=release, path=path)
+        release_file = release and selectors.release_file(release=release, path=path, user=request.user)
         if release_file is None:
             raise NotFound(f"Release {pk} has no file {path}.")
         return serve(release, release_file)

@@ -21,10 +21,11 @@ from django.db.models import Count
 from django.utils import timezone
 
 from .formats import datasheet
+from .formats.gold import GoldWriter
 from .formats.records import EXTENSIONS, RecordsWriter
 from .formats.webqa import WebQAImages, WebQAWriter, image_id
 from .formats.webvln import WebVLNWriter
-from .models import SPLITS, Release, ReleaseAsset, ReleaseFile, ReleaseItem
+from .models import EVALUATION_FOLDER, SPLITS, Release, ReleaseAsset, ReleaseFile, ReleaseItem
 from .signals import release_published
 from .snapshot import take_snapshot
 from .storage import ReleaseFiles, delete_prefix
@@ -119,7 +120,10 @@ def write_release(*, release, prefix, progress):
     items = ReleaseItem.objects.filter(release=release)
     total = items.count()
 
-    records, webqa = RecordsWriter(files), WebQAWriter(files)
+    private_test = not release.test_answers_public
+    gold = GoldWriter(files)
+    records = RecordsWriter(files, gold=gold, private_test=private_test)
+    webqa = WebQAWriter(files, gold=gold, private_test=private_test)
     progress(stage="records", done=0, total=total)
     write_items(release=release, writers=[records, webqa], progress=progress)
     records.finish()
@@ -127,7 +131,9 @@ def write_release(*, release, prefix, progress):
 
     _copy_assets(release, files, progress)
 
-    webvln = WebVLNWriter(files, storage_keys=lambda shas: _storage_keys(release, shas))
+    webvln = WebVLNWriter(
+        files, storage_keys=lambda shas: _storage_keys(release, shas), gold=gold, private_test=private_test
+    )
     progress(stage="webvln", done=0, total=items.filter(family="webvln").count())
     site, site_items, done = None, [], 0
     for item in (
@@ -146,6 +152,7 @@ def write_release(*, release, prefix, progress):
     if site_items:
         webvln.add_site(site.removeprefix("site:"), site_items)
     webvln.finish()
+    gold.finish()
     if webvln.map is not None or webvln.unreachable:
         counts["webvln"] = {"episodes": webvln.episode_count, "left_out_unreachable": webvln.unreachable}
 
@@ -259,6 +266,7 @@ def _write_manifest(release, files, head):
     output.write(text.removesuffix("\n}") + ',\n "files": [')
     count, size = 0, 0
     for entry in _all_entries(release, files):
+        entry = {**entry, "set": "evaluation" if entry["path"].startswith(EVALUATION_FOLDER) else "public"}
         output.write(("\n  " if not count else ",\n  ") + json.dumps(entry))
         count += 1
         size += entry["size"]
@@ -290,7 +298,11 @@ def _publish(*, release_id, attempt, prefix, built):
         if release.attempt != attempt or release.state != Release.State.BUILDING:
             raise Superseded()
         ReleaseFile.objects.filter(release=release).delete()
-        ReleaseFile.objects.bulk_create(ReleaseFile(release=release, **entry) for entry in built["files"])
+        private = not release.test_answers_public
+        ReleaseFile.objects.bulk_create(
+            ReleaseFile(release=release, private=private and entry["path"].startswith(EVALUATION_FOLDER), **entry)
+            for entry in built["files"]
+        )
         batch = []
         for entry in _image_entries(release):
             batch.append(ReleaseFile(release=release, **entry))

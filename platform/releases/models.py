@@ -46,6 +46,11 @@ class Release(models.Model):
         help_text="The published release this one is compared with.",
     )  # fmt: skip
     notes = models.TextField(blank=True, help_text="Shown in the datasheet: what changed, what to know.")
+    test_answers_public = models.BooleanField(
+        default=False,
+        help_text="Ship the test split's answers in the public download (for datasets meant to be fully open). "
+        "Off: they go only into the evaluation set, which the evaluation service reads and only admins download.",
+    )
 
     state = models.CharField(max_length=10, choices=State.choices, default=State.DRAFT, db_index=True)
     attempt = models.PositiveIntegerField(default=0, help_text="Build attempts so far; only the latest may publish.")
@@ -154,13 +159,20 @@ class ReleaseAsset(models.Model):
         ]
 
 
+EVALUATION_FOLDER = "evaluation/"
+
+
 class ReleaseFile(models.Model):
-    """A file of a published release, with its size and SHA-256 (the manifest's list)."""
+    """A file of a published release, with its size and SHA-256 (the manifest's list).
+
+    Files under ``evaluation/`` form the evaluation set (test answers and the gold the
+    scorers read): private unless the release publishes its test answers."""
 
     release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="files")
     path = models.CharField(max_length=400)
     size = models.PositiveBigIntegerField()
     sha256 = models.CharField(max_length=64)
+    private = models.BooleanField(default=False, help_text="In the evaluation set: only admins download it.")
 
     def __str__(self):
         return self.path
@@ -168,3 +180,45 @@ class ReleaseFile(models.Model):
     class Meta:
         ordering = ["path"]
         constraints = [models.UniqueConstraint(fields=["release", "path"], name="release_file_path_unique")]
+
+
+class Evaluation(models.Model):
+    """A model's predictions scored against one split of a release with its family's
+    metric; a job resource the researcher polls. Public runs make the leaderboard."""
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="evaluations")
+    family = models.CharField(max_length=16)
+    split = models.CharField(max_length=8)
+    name = models.CharField(max_length=120, help_text="The model or run, as the leaderboard shows it.")
+    public = models.BooleanField(default=False, help_text="Shown on the release's leaderboard.")
+    submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="evaluations")
+    predictions_key = models.CharField(max_length=255, help_text="Storage key of the uploaded predictions.")
+    predictions_sha256 = models.CharField(max_length=64)
+    state = models.CharField(max_length=8, choices=State.choices, default=State.QUEUED)
+    metrics = models.JSONField(default=dict, blank=True)
+    per_category = models.JSONField(default=dict, blank=True)
+    missing = models.PositiveIntegerField(default=0)
+    count = models.PositiveIntegerField(default=0)
+    message = models.TextField(blank=True, help_text="Why the run failed, if it did.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self):
+        return f"{self.name} on {self.release} {self.family}/{self.split}"
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(family__in=FAMILIES), name="evaluation_family_known"),
+            models.CheckConstraint(condition=Q(split__in=["val", "test"]), name="evaluation_split_known"),
+            models.CheckConstraint(
+                condition=Q(state__in=["queued", "running", "done", "failed"]), name="evaluation_state_known"
+            ),
+        ]
+        indexes = [models.Index(fields=["release", "public", "family", "split"], name="evaluation_leaderboard")]

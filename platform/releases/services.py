@@ -57,7 +57,8 @@ def check_definition(*, name, version, families, qa_states, train_percent, val_p
 
 @transaction.atomic
 def create_release(*, name, version, families, qa_states=("accepted",), split_strategy="adversarial", seed=0,
-                   train_percent=80, val_percent=10, parent=None, notes="", created_by=None):  # fmt: skip
+                   train_percent=80, val_percent=10, parent=None, notes="", created_by=None,
+                   test_answers_public=False):  # fmt: skip
     """A new release definition (a draft: nothing is built until ``start_build``). Without
     a parent, the latest published version of the same name is the parent."""
     version = parse_version(version) if isinstance(version, str) else tuple(version)
@@ -74,7 +75,7 @@ def create_release(*, name, version, families, qa_states=("accepted",), split_st
     return Release.objects.create(
         name=name, major=major, minor=minor, patch=patch, families=families, qa_states=qa_states,
         split_strategy=split_strategy, seed=seed, train_percent=train_percent, val_percent=val_percent,
-        parent=parent, notes=notes, created_by=created_by,
+        parent=parent, notes=notes, created_by=created_by, test_answers_public=test_answers_public,
     )  # fmt: skip
 
 
@@ -115,3 +116,69 @@ def request_rebuild_check(*, release):
     if not release.is_published:
         raise ReleaseError("Only a published release can be rebuilt and compared.", code="not_published")
     transaction.on_commit(lambda: tasks.check_rebuild.apply_async(args=[release.pk], queue=settings.RELEASE_QUEUE))
+
+
+# --- Evaluations ---------------------------------------------------------------------------
+
+
+class NotEvaluable(DomainError):
+    status = 409
+    code = "not_evaluable"
+
+
+def submit_evaluation(*, release, family, split, predictions, name, public=False, user):
+    """Checks ``predictions`` (bytes) against the release's gold at once — a file that
+    cannot be scored is refused with every problem listed, and nothing is stored — then
+    stores it and queues the scoring job. Returns the ``Evaluation``."""
+    import hashlib
+
+    from django.core.files.base import ContentFile
+    from django.core.files.storage import default_storage
+
+    from . import evaluation, tasks
+    from .models import Evaluation
+
+    if not release.is_published:
+        raise NotEvaluable(f"{release} is not published yet.")
+    if family not in release.families or not release.counts.get("splits", {}).get(split, {}).get(family):
+        raise NotEvaluable(f"{release} has no {family} items in its {split} split.")
+    gold = evaluation.load_gold(release=release, family=family, split=split)
+    evaluation.read_predictions(family=family, raw=predictions, gold=gold)
+    digest = hashlib.sha256(predictions).hexdigest()
+    with transaction.atomic():
+        run = Evaluation.objects.create(
+            release=release, family=family, split=split, name=name.strip() or "Unnamed run", public=public,
+            submitted_by=user, predictions_sha256=digest, predictions_key="",
+        )  # fmt: skip
+        key = default_storage.save(f"evaluations/{release.pk}/{run.pk}/predictions.json", ContentFile(predictions))
+        Evaluation.objects.filter(pk=run.pk).update(predictions_key=key)
+        run.predictions_key = key
+        transaction.on_commit(lambda: tasks.run_evaluation.delay(run.pk))
+    return run
+
+
+def run_evaluation(*, evaluation_id):
+    """Scores a queued evaluation and stores its report; safe to run twice."""
+    from django.core.files.storage import default_storage
+
+    from . import evaluation
+    from .models import Evaluation
+
+    claimed = Evaluation.objects.filter(pk=evaluation_id, state__in=["queued", "running"]).update(state="running")
+    if not claimed:
+        return None
+    run = Evaluation.objects.select_related("release").get(pk=evaluation_id)
+    try:
+        with default_storage.open(run.predictions_key, "rb") as handle:
+            raw = handle.read()
+        report = evaluation.score(release=run.release, family=run.family, split=run.split, raw=raw)
+    except Exception as error:
+        Evaluation.objects.filter(pk=run.pk).update(
+            state=Evaluation.State.FAILED, message=f"{type(error).__name__}: {error}"[:2000], finished_at=timezone.now()
+        )
+        raise
+    Evaluation.objects.filter(pk=run.pk).update(
+        state=Evaluation.State.DONE, metrics=report["metrics"], per_category=report["per_category"],
+        missing=report["missing"], count=report["count"], message="", finished_at=timezone.now(),
+    )  # fmt: skip
+    return report["metrics"]

@@ -42,6 +42,7 @@ IMAGE_FIELDS = ["id", "title", "description", "source_url", "topic", "licence", 
 SNIPPET_FIELDS = ["id", "title", "text", "url"]
 PAIR_FIELDS = ["id", "family", "split_kind", "question", "answer", "answer_type", "keyword_answer", "reasoning_types"]
 PAIR_FIELDS += ["question_category", "category__slug", "trace_id", "image_group_id", "image_group__label", "author_id"]
+PAIR_FIELDS += ["answer_variants"]
 STEP_FIELDS = ["trace_id", "position", "action", "target", "url", "title", "captured_at", "clickables"]
 STEP_FIELDS += ["viewport_width", "viewport_height", "device_pixel_ratio", "scroll_x", "scroll_y"]
 STEP_FIELDS += [f"screen__{field}" for field in SCREEN_FIELDS]
@@ -361,6 +362,8 @@ def _record(pair, evidence_rows, distractor_rows, step_rows, references, kept):
     }
     if references and references[1]:  # only then, so a pair without them hashes as before
         record["reference_answers"] = references[1]
+    if pair["answer_variants"]:  # likewise: validators' other ways to write the answer
+        record["answer_variants"] = pair["answer_variants"]
     return _check_family(record) or record
 
 

@@ -10,4 +10,5 @@ urlpatterns = [
     path("<int:release_id>/progress/", views.release_progress, name="progress"),
     path("<int:release_id>/build/", views.release_build, name="build"),
     path("<int:release_id>/files/<path:path>", views.release_file, name="file"),
+    path("<int:release_id>/evaluation/", views.release_evaluation, name="evaluation"),
 ]

@@ -14,7 +14,7 @@ from config.errors import DomainError
 from . import selectors, services
 from .api import serve
 from .diff import diff_summary
-from .models import ReleaseFile
+from .evaluation import BadPredictions
 
 
 def _release(request, release_id):
@@ -41,9 +41,9 @@ def release_detail(request, release_id):
         "is_admin": request.user.has_role(Role.ADMIN),
     }
     if release.is_published:
-        files = ReleaseFile.objects.filter(release=release).exclude(path__startswith="images/").order_by("path")
-        context["files"] = files
-        context["image_files"] = ReleaseFile.objects.filter(release=release, path__startswith="images/").count()
+        visible = selectors.visible_files(release=release, user=request.user)
+        context["files"] = visible.exclude(path__startswith="images/").order_by("path")
+        context["image_files"] = visible.filter(path__startswith="images/").count()
         if release.parent_id:
             context["diff"] = diff_summary(release=release, against=release.parent, limit=0)
     return render(request, "releases/detail.html", context)
@@ -81,7 +81,59 @@ def release_build(request, release_id):
 @require_safe
 def release_file(request, release_id, path):
     release = _release(request, release_id)
-    release_file = release.is_published and selectors.release_file(release=release, path=path)
+    release_file = release.is_published and selectors.release_file(release=release, path=path, user=request.user)
     if not release_file:
         raise Http404("The release has no such file.")
     return serve(release, release_file)
+
+
+@login_required
+def release_evaluation(request, release_id):
+    """Score predictions against the release (the file is checked at once, then scored by
+    a job); the researcher's own runs, and the public leaderboard."""
+    release = _release(request, release_id)
+    if not release.is_published:
+        raise Http404("The release is not published yet.")
+    errors, values = {}, {"family": "", "split": "test", "name": "", "public": False}
+    if request.method == "POST":
+        values = {
+            "family": request.POST.get("family", ""),
+            "split": request.POST.get("split", ""),
+            "name": request.POST.get("name", "").strip(),
+            "public": request.POST.get("public") == "on",
+        }
+        upload = request.FILES.get("predictions")
+        if values["family"] not in release.families:
+            errors["family"] = ["Choose one of the release's families."]
+        if values["split"] not in ("val", "test"):
+            errors["split"] = ["Choose val or test."]
+        if not values["name"]:
+            errors["name"] = ["Name the model or run: the leaderboard shows it."]
+        if upload is None:
+            errors["predictions"] = ["Choose the predictions file."]
+        if not errors:
+            try:
+                run = services.submit_evaluation(
+                    release=release, family=values["family"], split=values["split"], predictions=upload.read(),
+                    name=values["name"], public=values["public"], user=request.user,
+                )  # fmt: skip
+            except BadPredictions as refusal:
+                errors = {key.removeprefix("predictions."): value for key, value in refusal.detail.items()}
+            except DomainError as refusal:
+                errors = {"file": [refusal.message]}
+            else:
+                messages.success(request, f"“{run.name}” is being scored; this page shows the result when it is done.")
+                return redirect("releases:evaluation", release_id=release.pk)
+    runs = selectors.visible_evaluations(release=release, user=request.user).filter(submitted_by=request.user)
+    runs = list(runs[:50])
+    context = {
+        "release": release,
+        "runs": runs,
+        "waiting": any(run.state in ("queued", "running") for run in runs),
+        "boards": selectors.leaderboard(release=release),
+        "errors": errors,
+        "values": values,
+        "families": [f for f in release.families if release.counts.get("families", {}).get(f)],
+    }
+    status = 400 if errors else 200
+    return render(request, "releases/evaluation.html", context, status=status)

@@ -43,7 +43,7 @@ def _counts_row(page, split):
     return page.get_by_test_id("release-counts").locator("tbody tr").filter(has_text=split)
 
 
-def _reads_the_published_release(page, base_url, published):
+def _reads_the_published_release(page, base_url, published, *, admin=False):
     page.get_by_role("link", name="Releases").click()
     page.get_by_role("link", name="shops 1.0.0").click()
     expect(page.get_by_role("heading", name="shops 1.0.0")).to_be_visible()
@@ -55,9 +55,15 @@ def _reads_the_published_release(page, base_url, published):
         cells = [split] + [str(splits[split].get(family, "")) for family in ("webqa", "webquest")]
         expect(_counts_row(page, split).locator("td")).to_have_text(cells)
     files = page.get_by_test_id("release-files")
-    for entry in published.files.exclude(path__startswith="images/"):
+    shown = published.files.all() if admin else published.files.filter(private=False)
+    assert published.files.filter(private=True).exists()  # the test answers, in the evaluation set
+    for entry in shown.exclude(path__startswith="images/"):
         row = files.locator("tr").filter(has=page.get_by_role("link", name=entry.path, exact=True))
         expect(row).to_contain_text(entry.sha256)
+    if not admin:
+        expect(files.get_by_role("link", name="evaluation/", exact=False)).to_have_count(0)
+        hidden = published.files.filter(private=True).first()
+        assert page.request.get(f"{base_url}/releases/{published.pk}/files/{hidden.path}").status == 404
     expect(files).to_contain_text(f"images/ ({published.files.filter(path__startswith='images/').count()} files")
     expect(page.get_by_test_id("release-datasheet")).to_contain_text("First cut.")
     expect(page.get_by_test_id("release-datasheet")).to_contain_text(published.datasheet.splitlines()[0])
@@ -73,7 +79,7 @@ def _reads_the_published_release(page, base_url, published):
 def test_an_admin_reads_a_published_release_and_builds_a_draft(page, live_server, admin_user, published, queued):
     draft = services.create_release(name="shops", version="1.1.0", families=["webquest"], created_by=admin_user)
     log_in(page, live_server.url, admin_user.username, PASSWORD)
-    _reads_the_published_release(page, live_server.url, published)
+    _reads_the_published_release(page, live_server.url, published, admin=True)
     expect(page.get_by_test_id("build-release")).to_have_count(0)  # published: a change is a new version
 
     page.get_by_role("link", name="All releases").click()

@@ -12,6 +12,7 @@ from ..errors import OwnPair
 from ..services import record_judgement
 
 YES_NO = {"required": "Answer yes or no.", "invalid": "Answer yes or no."}
+MAX_VARIANTS = 5
 
 
 class ValidationInput(serializers.Serializer):
@@ -27,11 +28,25 @@ class ValidationSubmission(serializers.Serializer):
     sources_needed = serializers.BooleanField(error_messages=YES_NO)
     corrected_answer = serializers.CharField(max_length=1000, required=False, allow_blank=True, default="")
     comment = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+    answer_variants = serializers.CharField(
+        max_length=1000, required=False, allow_blank=True, default="",
+        help_text="Other ways to write the same answer, one per line (e.g. 127.77 dollars for $127.77).",
+    )  # fmt: skip
 
     def validate(self, data):
         all_yes = all(data[key] for key in ("answer_correct", "follows_guidelines", "sources_needed"))
         if not all_yes and not data["comment"].strip():
             raise serializers.ValidationError({"comment": ["Say what is wrong, for the question's author."]})
+        variants = [line.strip() for line in data["answer_variants"].splitlines() if line.strip()]
+        if variants and not data["answer_correct"]:
+            raise serializers.ValidationError(
+                {"answer_variants": ["Give other ways to write the answer only when the answer is correct."]}
+            )
+        if len(variants) > MAX_VARIANTS or any(len(variant) > 200 for variant in variants):
+            raise serializers.ValidationError(
+                {"answer_variants": [f"Give at most {MAX_VARIANTS} other ways, one per line, each short."]}
+            )
+        data["answer_variants"] = variants
         return data
 
 

@@ -7,6 +7,8 @@ from functools import cache
 
 from mining.categories import answer_domains
 
+from ..scoring import webquest
+
 
 @cache
 def domains():
@@ -26,9 +28,15 @@ def keyword_fits_domain(category, keyword):
 
 
 def answers_of(record):
-    """The pair's answer, then the reference answers validators wrote, each once."""
+    """The pair's answer, then the reference answers validators wrote, each once. A
+    WebQuest answer also carries its variants (relaxed accuracy takes the best match):
+    those made by rule from the author's answer (with or without a currency sign or
+    word, thousands separators, percent, number words), then those validators added."""
     answers = [record["answer"]]
-    for answer in record.get("reference_answers", ()):
+    extra = list(record.get("reference_answers", ()))
+    if record.get("family") == "webquest":
+        extra += webquest.answer_variants(record["answer"]) + list(record.get("answer_variants", ()))
+    for answer in extra:
         if answer not in answers:
             answers.append(answer)
     return answers

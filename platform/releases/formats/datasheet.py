@@ -17,9 +17,23 @@ def manifest(*, release, counts, files):
             "seed": release.seed,
             "percents": {"train": release.train_percent, "val": release.val_percent, "test": release.test_percent},
         },
+        # Files under evaluation/ are the evaluation set: gold answers for scoring, and the
+        # test split's answers when they are not public. Each file entry says its set.
+        "test_answers": "public" if release.test_answers_public else "evaluation set only",
         "counts": counts,
         "files": files,
     }
+
+
+def _test_answers(release):
+    if release.test_answers_public:
+        return "This release publishes its test answers: the whole evaluation set is public."
+    return (
+        "The test split's answers are kept for evaluation: `records/<family>/test.jsonl` has empty\n"
+        "  `answers` and `keyword_answer`, `webvln/seen/test.json` asks each question without its\n"
+        "  answer, and the full files (with `webqa/webqa_test_answer_key.tsv`) are under `evaluation/`,\n"
+        "  which only the platform's admins download."
+    )
 
 
 def _table(counts):
@@ -73,7 +87,17 @@ Families: {", ".join(FAMILY_NAMES.get(f, f) for f in sorted(release.families))}.
   `seen/{{train,val,test}}.json` and button crops in `imgs/`. Episode `target` is the
   description the rater gave the target page (its title when there is none).
 - `diff.json` (when there is a parent): QA pair ids added, removed and changed per split.
-- `manifest.json`: counts, the filters used, and every file with its size and SHA-256.
+- `manifest.json`: counts, the filters used, and every file with its size, SHA-256 and
+  set (`public` or `evaluation`).
+- `evaluation/` (the evaluation set): `gold/<family>/<split>.jsonl`, what the scorers read.
+  {_test_answers(release)}
+
+## Evaluation
+
+Score predictions for the val or test split with each family's own metric on the
+platform (`POST /api/v1/releases/<id>/evaluations/`, the release's evaluation page, or
+`manage.py evaluate`): WebQuest relaxed accuracy, WebQA accuracy per question category and
+source F1, WebVLN SR, OSR, SPL, TL and WUPS. See the platform's `docs/evaluation.md`.
 
 ## How it was collected
 

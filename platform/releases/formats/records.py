@@ -6,6 +6,7 @@ steps, the question, its accepted answers, the answer type and reasoning types."
 import json
 
 from .answers import answers_of
+from .gold import private_path
 
 KINDS = {"single_screen": "single", "multi_screen": "multi", "trace": "trace", "image": "image", "text": "text"}
 ANSWER_TYPES = {"integer": "integer", "decimal": "float", "text": "string"}
@@ -93,19 +94,43 @@ def record_of(record):
     }
 
 
-class RecordsWriter:
-    """Writes every item to ``records/<family>/<split>.jsonl``, files opened as needed."""
+def without_answers(record):
+    """A test record as the public download has it when the test answers stay private."""
+    return {**record, "answers": [], "keyword_answer": ""}
 
-    def __init__(self, files):
+
+class RecordsWriter:
+    """Writes every item to ``records/<family>/<split>.jsonl``, files opened as needed.
+
+    With ``private_test``, test records go out without their answers, and whole into the
+    evaluation set (``evaluation/records/…``). WebQuest items of val and test also give
+    their gold to ``gold`` (a ``GoldWriter``), when one is given."""
+
+    def __init__(self, files, *, gold=None, private_test=False):
         self.files = files
+        self.gold = gold
+        self.private_test = private_test
         self.outputs = {}
 
+    def _write(self, path, record):
+        if path not in self.outputs:
+            self.outputs[path] = self.files.open(path)
+        self.outputs[path].write(json.dumps(record, ensure_ascii=False) + "\n")
+
     def add(self, item, lookup):
-        key = (item["family"], item["split"])
-        if key not in self.outputs:
-            self.outputs[key] = self.files.open(f"records/{key[0]}/{key[1]}.jsonl")
-        self.outputs[key].write(json.dumps(record_of(item["record"]), ensure_ascii=False) + "\n")
+        family, split = item["family"], item["split"]
+        record = record_of(item["record"])
+        path = f"records/{family}/{split}.jsonl"
+        if split == "test" and self.private_test:
+            self._write(path, without_answers(record))
+            self._write(private_path(path), record)
+        else:
+            self._write(path, record)
+        if self.gold is not None and family == "webquest":
+            gold = {key: record[key] for key in ("answers", "reasoning_types", "kind")}
+            gold["answer_type"] = item["record"]["answer_type"]  # integer, decimal or text
+            self.gold.add(family, split, record["id"], gold)
 
     def finish(self):
-        for key in sorted(self.outputs):
-            self.files.close(self.outputs[key])
+        for path in sorted(self.outputs):
+            self.files.close(self.outputs[path])

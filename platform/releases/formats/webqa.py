@@ -9,6 +9,7 @@ import json
 
 from ..snapshot import webqa_category
 from .answers import answers_of
+from .gold import private_path
 from .records import image_path
 
 IMAGE_ID_BASE = 30_000_000
@@ -40,9 +41,11 @@ def _cell(value):
 class WebQAWriter:
     """Streams the WebQA records of train and val into one file, test into another."""
 
-    def __init__(self, files, folder="webqa"):
+    def __init__(self, files, folder="webqa", *, gold=None, private_test=False):
         self.files = files
         self.folder = folder
+        self.gold = gold
+        self.private_test = private_test
         self.outputs = {}
         self.keys = {}
 
@@ -60,7 +63,8 @@ class WebQAWriter:
 
     def _key_row(self, split, row):
         if split not in self.keys:
-            self.keys[split] = self.files.open(f"{self.folder}/webqa_{split}_answer_key.tsv")
+            path = f"{self.folder}/webqa_{split}_answer_key.tsv"
+            self.keys[split] = self.files.open(private_path(path) if split == "test" and self.private_test else path)
             self.keys[split].write("\t".join(KEY_COLUMNS) + "\n")
         self.keys[split].write("\t".join(_cell(value) for value in row) + "\n")
 
@@ -86,7 +90,7 @@ class WebQAWriter:
         if split == "test":
             facts = sorted(txt_pos + txt_neg, key=lambda fact: _mix(guid, fact["title"], fact["fact"]))
             for n, fact in enumerate(facts):
-                fact["snippet_id"] = f"{guid}_{n}"
+                fact["snippet_id"] = f"{guid}_{n}"  # the positives' dicts get their id here too
             images = sorted(img_pos + img_neg, key=lambda fact: _mix(guid, fact["image_id"]))
             record.update(Qcate=qcate, topic=source["topic"], split="test", img_Facts=images, txt_Facts=facts)
             self._write("WebQA_test.json", guid, record)
@@ -101,6 +105,11 @@ class WebQAWriter:
         if split in ("val", "test"):
             answers = json.dumps([_cell(answer) for answer in answers_of(source)], ensure_ascii=False)
             self._key_row(split, [guid, qcate, source["question"], answers, source["keyword_answer"], "[]", "[]"])
+            if self.gold is not None:
+                sources = [fact["image_id"] for fact in img_pos] + [fact["snippet_id"] for fact in txt_pos]
+                gold = {"category": qcate, "keyword_answer": source["keyword_answer"], "answers": answers_of(source),
+                        "sources": sources}  # fmt: skip
+                self.gold.add("webqa", split, guid, gold)
 
     def finish(self):
         if not self.outputs:

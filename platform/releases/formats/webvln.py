@@ -18,6 +18,7 @@ from django.core.files.storage import default_storage
 from PIL import Image
 
 from ..snapshot import host_of, target_step
+from .gold import private_path
 
 SETTING = "seen"
 EDGE_ACTIONS = ("click", "submit")
@@ -137,9 +138,11 @@ def _text(target):
 class WebVLNWriter:
     """Fed WebVLN items site by site (ordered by group key); writes each site as it ends."""
 
-    def __init__(self, files, storage_keys):
+    def __init__(self, files, storage_keys, *, gold=None, private_test=False):
         self.files = files
         self.storage_keys = storage_keys  # callable: [sha256] -> {sha256: storage key}
+        self.gold = gold
+        self.private_test = private_test
         self.map = None
         self.paths = None
         self.episodes = {}
@@ -174,6 +177,9 @@ class WebVLNWriter:
                 "QA": [record["question"], record["answer"]],
             }
             self._episode(item["split"], episode)
+            if self.gold is not None:
+                self.gold.add("webvln", item["split"], str(record["id"]), {"path": episode["path"],
+                                                                           "answer": record["answer"]})  # fmt: skip
         paths = {}
         for goal in sorted(targets, key=graph.url_id):
             for source, path in graph.paths_to(goal).items():
@@ -222,24 +228,37 @@ class WebVLNWriter:
         current[1] = False
 
     def _episode(self, split, episode):
-        if split not in self.episodes:
-            self.episodes[split] = [self.files.open(f"webvln/{SETTING}/{split}.json"), True]
-            self.episodes[split][0].write("[")
-        entry = self.episodes[split]
+        if split == "test" and self.private_test:
+            # The public file asks the question; the answer is in the evaluation set.
+            self._append(private_path(f"webvln/{SETTING}/test.json"), episode)
+            episode = {**episode, "QA": [episode["QA"][0], ""]}
+        self._append(f"webvln/{SETTING}/{split}.json", episode)
+        self.episode_count += 1
+
+    def _append(self, path, episode):
+        if path not in self.episodes:
+            self.episodes[path] = [self.files.open(path), True]
+            self.episodes[path][0].write("[")
+        entry = self.episodes[path]
         entry[0].write(("\n" if entry[1] else ",\n") + json.dumps(episode, ensure_ascii=False))
         entry[1] = False
-        self.episode_count += 1
 
     def finish(self):
         if self.map is None:
             return
-        for split in ("train", "val", "test"):
-            if split not in self.episodes:
-                self.episodes[split] = [self.files.open(f"webvln/{SETTING}/{split}.json"), True]
-                self.episodes[split][0].write("[")
-        for output, empty in [self.map, self.paths or self._empty_paths(), *self.episodes.values()]:
-            closing = "]" if output.path.endswith(tuple(f"/{s}.json" for s in ("train", "val", "test"))) else "}"
-            output.write(closing + "\n" if empty else "\n" + closing + "\n")
+        wanted = [f"webvln/{SETTING}/{split}.json" for split in ("train", "val", "test")]
+        if self.private_test:
+            wanted.append(private_path(f"webvln/{SETTING}/test.json"))
+        for path in wanted:
+            if path not in self.episodes:
+                self.episodes[path] = [self.files.open(path), True]
+                self.episodes[path][0].write("[")
+        for output, empty in [self.map, self.paths or self._empty_paths()]:
+            output.write("}\n" if empty else "\n}\n")
+            self.files.close(output)
+        for path in sorted(self.episodes):
+            output, empty = self.episodes[path]
+            output.write("]\n" if empty else "\n]\n")
             self.files.close(output)
 
     def _empty_paths(self):

@@ -118,7 +118,7 @@ def test_the_answer_keys_fit_the_scorer(admin_user, rater):
         for line in filter(None, lines[1:]):
             cells = line.split("\t")
             assert len(cells) == 7 and cells[1] in QCATES and json.loads(cells[3]) and cells[5:] == ["[]", "[]"]
-    test_key = read(built, "webqa/webqa_test_answer_key.tsv").decode().split("\n")[1:]
+    test_key = read(built, "evaluation/webqa/webqa_test_answer_key.tsv").decode().split("\n")[1:]
     assert {line.split("\t")[0] for line in test_key if line} == test_guids
 
 
