@@ -240,6 +240,11 @@ SPECTACULAR_SETTINGS = {
         "MiningRunStateEnum": "mining.models.MiningRun.State",
         "ReasoningCheckStateEnum": "mining.models.ReasoningCheck.State",
         "ReleaseStateEnum": "releases.models.Release.State",
+        # Three sets share the word "family": dataset families in releases and evaluations,
+        # a QA pair's family, and the families of training and qualification tests.
+        "DatasetFamilyEnum": "releases.models.FAMILIES",
+        "QAPairFamilyEnum": "corpus.models.QAPair.Family",
+        "TrainingFamilyEnum": "validation.models.Family",
     },
 }
 

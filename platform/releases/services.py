@@ -153,7 +153,7 @@ def submit_evaluation(*, release, family, split, predictions, name, public=False
         key = default_storage.save(f"evaluations/{release.pk}/{run.pk}/predictions.json", ContentFile(predictions))
         Evaluation.objects.filter(pk=run.pk).update(predictions_key=key)
         run.predictions_key = key
-        transaction.on_commit(lambda: tasks.run_evaluation.delay(run.pk))
+        transaction.on_commit(lambda: tasks.run_evaluation.apply_async(args=[run.pk], queue=settings.RELEASE_QUEUE))
     return run
 
 

@@ -152,3 +152,31 @@ def test_validators_below_the_agreement_threshold_are_disqualified_with_the_reas
     verdict = selectors.eligibility(worker=contrarian, batch=batch)
     assert not verdict.eligible and record.reason in verdict.reason
     assert not Disqualification.objects.filter(worker__in=[first, second]).exists()
+
+
+def test_validators_add_other_ways_to_write_a_correct_answer(rater):
+    pair = written_pair(author=rater)  # its answer is "$4.50"
+    first, second = validators(2)
+    judge(first, pair, accept=True, answer_variants="4.50 dollars\n $4.50 \nUSD 4.50\n4.50 dollars")
+    judge(second, pair, accept=True, answer_variants="four dollars fifty")
+    pair.refresh_from_db()
+    assert pair.state == "accepted"
+    assert pair.answer_variants == ["4.50 dollars", "USD 4.50", "four dollars fifty"]  # once each, never the answer
+
+
+def test_other_ways_to_write_a_wrong_answer_are_refused_and_nothing_is_kept(rater):
+    pair = written_pair(author=rater)
+    (validator,) = validators(1)
+    batch = Batch.objects.get(kind="validation")
+    assignment, _ = hits.request_next_task(worker=validator, batch_id=batch.pk)
+    from rest_framework.exceptions import ValidationError
+
+    with pytest.raises(ValidationError) as refused:
+        hits.submit_assignment(assignment_id=assignment.pk, worker=validator, data={**NO, "answer_variants": "5.50"})
+    assert "only when the answer is correct" in str(refused.value.detail["answer_variants"])
+    too_many = "\n".join(str(n) for n in range(6))
+    with pytest.raises(ValidationError) as refused:
+        hits.submit_assignment(assignment_id=assignment.pk, worker=validator, data={**YES, "answer_variants": too_many})
+    assert "at most 5" in str(refused.value.detail["answer_variants"])
+    pair.refresh_from_db()
+    assert pair.answer_variants == [] and not Judgement.objects.exists()

@@ -33,7 +33,9 @@ def test_a_release_keeps_its_test_answers_in_the_private_evaluation_set(admin_us
     public = {p for p in paths(built) if not p.startswith("evaluation/")}
     private = paths(built) - public
     assert set(ReleaseFile.objects.filter(release=built, private=True).values_list("path", flat=True)) == private
-    assert {"webqa/webqa_test_answer_key.tsv", "records/webquest/test.jsonl"} & public == {"records/webquest/test.jsonl"}
+    assert {"webqa/webqa_test_answer_key.tsv", "records/webquest/test.jsonl"} & public == {
+        "records/webquest/test.jsonl"
+    }
     assert {
         "evaluation/webqa/webqa_test_answer_key.tsv",
         "evaluation/records/webquest/test.jsonl",
@@ -44,7 +46,10 @@ def test_a_release_keeps_its_test_answers_in_the_private_evaluation_set(admin_us
     } <= private
 
     for family in ("webquest", "webqa", "webvln"):
-        shown, kept = _lines(built, f"records/{family}/test.jsonl"), _lines(built, f"evaluation/records/{family}/test.jsonl")
+        shown, kept = (
+            _lines(built, f"records/{family}/test.jsonl"),
+            _lines(built, f"evaluation/records/{family}/test.jsonl"),
+        )
         assert [r["id"] for r in shown] == [r["id"] for r in kept]
         assert all(r["answers"] == [] and r["keyword_answer"] == "" for r in shown)
         assert all(r["answers"] for r in kept)

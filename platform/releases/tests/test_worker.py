@@ -146,3 +146,37 @@ def test_a_build_killed_midway_publishes_nothing_and_a_rerun_succeeds(start_work
     assert built.attempt == 2 and built.counts["items"] == 60
     first_attempt = Path(settings.STORAGES["default"]["OPTIONS"]["location"]) / "releases/killed/1.0.0/build-1"
     assert not [path for path in first_attempt.rglob("*") if path.is_file()]  # its files are deleted
+
+
+def test_an_evaluation_is_scored_by_the_worker(start_worker, admin_user, rater):
+    import io
+    import json
+
+    from conftest import token_client
+    from releases import evaluation
+    from releases.models import Evaluation
+
+    from .helpers import build_now, release
+
+    for n in range(4):
+        data.screen_pair(rater, answer=f"${n + 3}.25")
+    built = build_now(release(admin_user, families=["webquest"], split_strategy="random", train_percent=1,
+                              val_percent=0))  # fmt: skip
+    gold = evaluation.load_gold(release=built, family="webquest", split="test")
+    assert gold
+    start_worker()
+    predictions = {item_id: item["answers"][0].replace("$", "") + " dollars" for item_id, item in gold.items()}
+    upload = io.BytesIO(json.dumps(predictions).encode())
+    upload.name = "predictions.json"
+    response = token_client(rater).post(
+        f"/api/v1/releases/{built.pk}/evaluations/",
+        {"family": "webquest", "split": "test", "name": "dollars", "predictions": upload},
+        format="multipart",
+    )
+    assert response.status_code == 202, response.json()
+    deadline = time.monotonic() + 60
+    while (run := Evaluation.objects.get(pk=response.json()["id"])).state not in ("done", "failed"):
+        assert time.monotonic() < deadline, run.state
+        time.sleep(0.1)
+    assert run.state == "done", run.message
+    assert run.metrics == {"relaxed_accuracy": 1.0} and run.count == len(gold) and run.missing == 0

@@ -43,8 +43,11 @@ class Command(BaseCommand):
         for name, value in report["metrics"].items():
             self.stdout.write(f"  {name:<18} {_shown(name, value)}")
         for group, rows in report["per_category"].items():
+            if not isinstance(rows, dict):
+                self.stdout.write(f"{group}: {rows}")
+                continue
             self.stdout.write(f"{group}:")
-            for label, row in rows.items() if isinstance(rows, dict) else ():
+            for label, row in rows.items():
                 if isinstance(row, dict):
                     cells = ", ".join(f"{key} {_shown(key, value)}" for key, value in row.items())
                     self.stdout.write(f"  {label:<18} {cells}")
