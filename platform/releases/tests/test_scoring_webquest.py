@@ -2,8 +2,6 @@
 percent, words, sizes, signs), the 5% float allowance, exact integers, SQuAD-normalised
 text, the best of several variants, the report's tallies, and answer variants."""
 
-import time
-
 import pytest
 
 from releases.scoring.webquest import answer_variants, item_score, score
@@ -176,13 +174,11 @@ def test_answer_variants_all_score_against_each_other(answer):
             assert item_score(_item(gold), prediction) == 1.0, (gold, prediction)
 
 
-def test_ten_thousand_items_score_well_under_a_second():
+def test_ten_thousand_items_of_two_shapes_all_score():
     items = {str(i): _item("$1,299.50", "1299.5 dollars", answer_type="decimal") for i in range(5000)}
     items |= {f"t{i}": _item("The Eiffel Tower", "Eiffel tower, Paris") for i in range(5000)}
     predictions = {item_id: "It costs $1,300" if item_id.isdigit() else "eiffel tower paris" for item_id in items}
 
-    started = time.perf_counter()
     report = score(items, predictions)
 
-    assert time.perf_counter() - started < 1.0
     assert report["metrics"]["relaxed_accuracy"] == 1.0
