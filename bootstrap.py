@@ -14,10 +14,14 @@ from pathlib import Path
 ROOT_DIR = Path(__file__).resolve().parent
 SOURCE_DIRS = (".", "platform")
 
+# First on the path, even when already on it further back (the virtual environment's
+# .pth file puts them there for tools like lint-imports): a script's own folder, which
+# Python puts first, must not shadow an app (bench/mining.py and the mining app).
 for folder in reversed(SOURCE_DIRS):
     path = str((ROOT_DIR / folder).resolve())
-    if path not in sys.path:
-        sys.path.insert(0, path)
+    while path in sys.path:
+        sys.path.remove(path)
+    sys.path.insert(0, path)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 

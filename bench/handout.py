@@ -164,7 +164,7 @@ def main():
     parser.add_argument("--threads", type=int, default=int(os.environ.get("GUNICORN_THREADS", "4")))
     args = parser.parse_args()
 
-    keys, batch_id = prepare(max(args.clients), args.tasks)
+    keys, batch_id = prepare(max(4, *args.clients), args.tasks)  # the warm-up runs 4 clients
     port = _free_port()
     server = start_server(port, args.workers, args.threads)
     try:

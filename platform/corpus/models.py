@@ -6,7 +6,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import Q, Value
 
 
 class Category(models.Model):
@@ -216,7 +216,10 @@ class QAPair(models.Model):
     answer_type = models.CharField(max_length=8, choices=AnswerType.choices, default=AnswerType.TEXT)
     keyword_answer = models.CharField(max_length=200, blank=True)
     answer_variants = models.JSONField(
-        default=list, blank=True, help_text="Other ways to write the same answer, added by validators."
+        default=list,
+        db_default=Value([], output_field=models.JSONField()),
+        blank=True,
+        help_text="Other ways to write the same answer, added by validators.",
     )
     reasoning_types = models.JSONField(default=list, blank=True)
     question_category = models.CharField(max_length=16, blank=True)
