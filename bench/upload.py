@@ -1,6 +1,7 @@
 """Image upload benchmark: POST /api/v1/assets/ against gunicorn + PostgreSQL.
 
     .venv/bin/python bench/upload.py [--clients 1 8] [--uploads 24] [--workers 3] [--threads 4]
+                                     [--hostile 8] [--hostile-seconds 15] [--heavy 8]
 
 Creates a fresh database (trailmark_bench_upload), users with API tokens and a temporary
 media folder, starts gunicorn with the production settings, and then:
@@ -8,15 +9,23 @@ media folder, starts gunicorn with the production settings, and then:
 1. for each client count, that many concurrent clients each upload ``--uploads``
    different ~1 MB PNG screenshots (noise makes every one distinct, so none dedupes)
    over a kept-alive connection; prints uploads per second, MB/s and latency percentiles;
-2. uploads two 20 MB PNGs (a 2600×2600 photo-like square, and a 1280×38000 full-page
-   capture near the 50-megapixel limit) one at a time and reports the peak resident
-   memory (VmHWM) of the gunicorn worker that handled each, reset just before it, next
-   to the size of one decoded copy of the image.
+2. uploads two PNGs near the limits (a 20 MB 2600×2600 photo-like square, and a
+   1280×30000 full-page capture) one at a time and reports the peak resident memory
+   (VmHWM) of the gunicorn worker that handled each, reset just before it, next to the
+   size of one decoded copy of the image;
+3. worst cases under load: ``--hostile`` clients at once keep sending, for
+   ``--hostile-seconds``, files made to cost a decoder the most (a 95 KB PNG of
+   1×49,000,000 pixels and a 7000×7100 RGBA PNG, alternately; both must be refused), then ``--heavy`` clients at
+   once each send one distinct 1280×30000 page (146 MB decoded, accepted, so the decode
+   slots are what bound the memory). Meanwhile one client keeps asking for the light
+   ``GET /api/v1/me/``; prints each phase's peak worker RSS, the light request's p50/p95
+   against an idle baseline, and the load average. Targets: peak under 1 GB, p95 under 1 s.
 """
 
 import argparse
 import http.client
 import io
+import itertools
 import json
 import os
 import shutil
@@ -38,6 +47,8 @@ sys.path.insert(0, str(ROOT))
 
 DB_NAME = "trailmark_bench_upload"
 MEDIA_ROOT = Path(tempfile.mkdtemp(prefix="trailmark-bench-media-"))
+# gunicorn's own log (a refused upload is a logged warning, and this bench sends thousands).
+SERVER_LOG = MEDIA_ROOT.with_name(MEDIA_ROOT.name + "-gunicorn.log")
 os.environ.update(
     {
         "DATABASE_URL": os.environ.get("BENCH_DATABASE_URL", f"postgres://trailmark@127.0.0.1:5432/{DB_NAME}"),
@@ -53,9 +64,12 @@ os.environ.update(
     }
 )
 
-import bootstrap  # noqa: E402,F401
+import bootstrap  # noqa: E402,F401  (puts platform/ on the import path)
+from assets.tests.samples import handmade_png, rgba_square_png, strip_png  # noqa: E402
 
 MB = 1024 * 1024
+PEAK_TARGET_MB = 1024
+LIGHT_P95_TARGET_MS = 1000
 
 
 # --- Test images ------------------------------------------------------------------------
@@ -80,6 +94,16 @@ def png(image):
 def screenshots(count):
     """``count`` distinct 1280×800 PNGs of about 1 MB."""
     return [png(page(1280, 800, 270)) for _ in range(count)]
+
+
+def full_pages(count, width=1280, height=30000):
+    """``count`` distinct full-page captures, written row by row (Pillow would hold each
+    whole): white, with 200 rows of noise that make each one different."""
+    white = b"\x00" + b"\xff" * (width * 3)
+    return [
+        handmade_png(width, height, row=white, rows={y: b"\x00" + os.urandom(width * 3) for y in range(200, 400)})
+        for _ in range(count)
+    ]
 
 
 # --- Server ---------------------------------------------------------------------------------
@@ -118,7 +142,8 @@ def start_gunicorn(port, workers, threads):
         "GUNICORN_THREADS": str(threads),
     }
     command = [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "config.wsgi"]
-    server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
+    with open(SERVER_LOG, "w") as log:
+        server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True, stdout=log, stderr=log)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if len(worker_pids(server.pid)) == workers:
@@ -129,7 +154,7 @@ def start_gunicorn(port, workers, threads):
                 pass
         time.sleep(0.2)
     os.killpg(server.pid, signal.SIGTERM)
-    raise RuntimeError("gunicorn did not start")
+    raise RuntimeError("gunicorn did not start:\n" + SERVER_LOG.read_text()[-3000:])
 
 
 def worker_pids(master_pid):
@@ -171,7 +196,7 @@ class Uploader:
         self.connection.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.key = key
 
-    def upload(self, data):
+    def upload(self, data, accept=(200, 201)):
         boundary = uuid.uuid4().hex
         body = b"".join(
             [
@@ -189,9 +214,16 @@ class Uploader:
         self.connection.request("POST", "/api/v1/assets/", body, headers)
         response = self.connection.getresponse()
         answer = response.read()
-        if response.status not in (200, 201):
+        if response.status not in accept:
             raise RuntimeError(f"upload failed: {response.status} {answer[:300]!r}")
         return response.status, json.loads(answer)
+
+    def get(self, path):
+        self.connection.request("GET", path, headers={"Authorization": f"Token {self.key}"})
+        response = self.connection.getresponse()
+        response.read()
+        if response.status != 200:
+            raise RuntimeError(f"GET {path} failed: {response.status}")
 
     def close(self):
         self.connection.close()
@@ -276,21 +308,135 @@ def peak_memory(port, key, master_pid, data):
     }
 
 
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[max(0, round(len(ordered) * fraction) - 1)]
+
+
+class LightClient(threading.Thread):
+    """Asks for ``GET /api/v1/me/`` every ``pause`` seconds until stopped; keeps each
+    answer's latency in ms."""
+
+    def __init__(self, port, key, pause=0.05):
+        super().__init__(daemon=True)
+        self.client, self.pause = Uploader(port, key), pause
+        self.latencies, self.failures, self.stop = [], [], threading.Event()
+
+    def run(self):
+        while not self.stop.is_set():
+            began = time.perf_counter()
+            try:
+                self.client.get("/api/v1/me/")
+            except (RuntimeError, OSError, http.client.HTTPException) as error:
+                self.failures.append(str(error))
+            self.latencies.append((time.perf_counter() - began) * 1000)
+            self.stop.wait(self.pause)
+        self.client.close()
+
+    def figures(self):
+        return {
+            "count": len(self.latencies),
+            "p50": statistics.median(self.latencies),
+            "p95": percentile(self.latencies, 0.95),
+            "max": max(self.latencies),
+        }
+
+
+def idle_latency(port, key, seconds=3):
+    light = LightClient(port, key)
+    light.start()
+    time.sleep(seconds)
+    light.stop.set()
+    light.join()
+    return light.figures()
+
+
+def under_load(port, keys, light_key, master_pid, files_per_client, accept, seconds=None):
+    """Sends every client's files at once (over and over for ``seconds``, if given) while
+    ``LightClient`` measures; returns the statuses, the light figures, each worker's peak
+    RSS (reset just before) and the load average at the end."""
+    workers = worker_pids(master_pid)
+    for pid in workers:
+        reset_peak(pid)
+    statuses, failures = [], []
+    clients = [Uploader(port, key) for key in keys]
+    start = threading.Barrier(len(clients) + 1)
+
+    def loop(client, files):
+        start.wait()
+        deadline = time.monotonic() + seconds if seconds else None
+        for data in itertools.cycle(files) if deadline else files:
+            if deadline and time.monotonic() > deadline:
+                break
+            try:
+                statuses.append(client.upload(data, accept=accept)[0])
+            except (RuntimeError, OSError, http.client.HTTPException) as error:
+                failures.append(str(error))
+                break
+        client.close()
+
+    threads = [threading.Thread(target=loop, args=pair) for pair in zip(clients, files_per_client, strict=True)]
+    light = LightClient(port, light_key)
+    light.start()
+    time.sleep(0.5)  # the light client's first figures are from before the load
+    for thread in threads:
+        thread.start()
+    began = time.monotonic()
+    start.wait()
+    for thread in threads:
+        thread.join()
+    seconds = time.monotonic() - began
+    time.sleep(0.2)
+    light.stop.set()
+    light.join()
+    return {
+        "statuses": {status: statuses.count(status) for status in sorted(set(statuses))},
+        "failures": failures + light.failures,
+        "seconds": seconds,
+        "light": light.figures(),
+        "peaks_mb": {pid: memory_kb(pid, "VmHWM") / 1024 for pid in workers},
+        "loadavg": Path("/proc/loadavg").read_text().strip(),
+    }
+
+
+def report_load(name, result):
+    light, peak = result["light"], max(result["peaks_mb"].values())
+    verdict = "ok" if peak < PEAK_TARGET_MB and light["p95"] < LIGHT_P95_TARGET_MS else "OVER TARGET"
+    print(
+        f"  {name}: {sum(result['statuses'].values())} uploads in {result['seconds']:.1f} s, HTTP {result['statuses']}"
+    )
+    print(
+        f"    peak worker RSS {peak:.0f} MB (all: {sorted(round(v) for v in result['peaks_mb'].values())} MB); "
+        f"GET /api/v1/me/ ×{light['count']}: p50 {light['p50']:.0f} ms, p95 {light['p95']:.0f} ms, "
+        f"max {light['max']:.0f} ms → {verdict}"
+    )
+    print(f"    load average (1, 5, 15 min; running/total; last pid): {result['loadavg']}")
+    if result["failures"]:
+        print(f"    {len(result['failures'])} failures, first: {result['failures'][0]}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 8])
     parser.add_argument("--uploads", type=int, default=24, help="uploads per client for each client count")
     parser.add_argument("--workers", type=int, default=int(os.environ.get("GUNICORN_WORKERS", "3")))
     parser.add_argument("--threads", type=int, default=int(os.environ.get("GUNICORN_THREADS", "4")))
+    parser.add_argument("--hostile", type=int, default=8, help="clients sending worst-case files at once")
+    parser.add_argument("--hostile-seconds", type=float, default=15, help="how long they keep sending")
+    parser.add_argument("--heavy", type=int, default=8, help="clients sending one 1280×30000 page each at once")
     args = parser.parse_args()
 
-    keys = prepare(max(args.clients))
+    keys = prepare(max(*args.clients, args.hostile, args.heavy) + 1)
+    light_key = keys.pop()
     print("generating test images…", flush=True)
     warm_up = screenshots(len(keys) * 5)
     rounds = {clients: [screenshots(args.uploads) for _ in range(clients)] for clients in args.clients}
     sizes = [len(data) for per_client in rounds.values() for images in per_client for data in images]
     square = png(page(2600, 2600, 2600))
-    full_page = png(page(1280, 38000, 5300))
+    full_page = png(page(1280, 30000, 4200))
+    strip, rgba_square = strip_png(), rgba_square_png()
+    hostile = [[strip, rgba_square] if n % 2 else [rgba_square, strip] for n in range(args.hostile)]
+    heavy = [[data] for data in full_pages(args.heavy)]
 
     port = free_port()
     server = start_gunicorn(port, args.workers, args.threads)
@@ -314,7 +460,7 @@ def main():
         print("\npeak resident memory of the worker that handled one 20 MB upload (VmHWM, reset just before):")
         for name, data, image_size in (
             ("2600×2600 photo", square, (2600, 2600)),
-            ("1280×38000 page", full_page, (1280, 38000)),
+            ("1280×30000 page", full_page, (1280, 30000)),
         ):
             decoded_mb = image_size[0] * image_size[1] * 4 / MB  # Pillow keeps RGB in 4 bytes a pixel
             result = peak_memory(port, keys[0], server.pid, data)
@@ -324,6 +470,24 @@ def main():
                 f"{result['peak_mb']:.0f} MB (+{result['peak_mb'] - result['rss_before_mb']:.0f} MB); "
                 f"all workers' peaks: {result['all_peaks_mb']} MB"
             )
+
+        print(f"\nunder load, while one client asks for GET /api/v1/me/ every 50 ms ({os.cpu_count()} cores):")
+        idle = idle_latency(port, light_key)
+        print(f"  idle: GET /api/v1/me/ ×{idle['count']}: p50 {idle['p50']:.0f} ms, p95 {idle['p95']:.0f} ms")
+        print(
+            f"  worst-case files: {len(strip) / 1024:.0f} KB PNG of 1×49,000,000 pixels and "
+            f"{len(rgba_square) / 1024:.0f} KB PNG of 7000×7100 RGBA, alternately"
+        )
+        report_load(
+            f"{args.hostile} clients sending worst-case files for {args.hostile_seconds:g} s",
+            under_load(
+                port, keys[: args.hostile], light_key, server.pid, hostile, accept=(400,), seconds=args.hostile_seconds
+            ),
+        )
+        report_load(
+            f"{args.heavy} clients × one distinct 1280×30000 page (146 MB decoded)",
+            under_load(port, keys[: args.heavy], light_key, server.pid, heavy, accept=(200, 201, 503)),
+        )
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
@@ -333,6 +497,7 @@ def main():
     stored = sum(1 for path in MEDIA_ROOT.rglob("*") if path.is_file())
     print(f"\nassets: {Asset.objects.count()} rows, {stored} files stored (an image and a thumbnail each)")
     shutil.rmtree(MEDIA_ROOT, ignore_errors=True)
+    SERVER_LOG.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":

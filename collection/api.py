@@ -3,6 +3,7 @@ is the work engine's ``POST /api/v1/assignments/{id}/submit/`` with the kind's f
 
 import json
 
+from django.conf import settings
 from django.db.models import Prefetch
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, parsers, serializers, status, viewsets
@@ -12,6 +13,16 @@ from rest_framework.views import APIView
 
 from accounts.models import Role
 from accounts.permissions import requires
+from assets import selectors as assets_selectors
+from assets import services as assets
+from assets.api import (
+    IDEMPOTENCY_KEY_HEADER,
+    KEYED_UPLOAD_REFUSALS,
+    MULTIPART_OVERHEAD,
+    UPLOAD_REFUSALS,
+    UploadEndpoint,
+    idempotency_key,
+)
 from config.api import WriteThrottle, url_id, validated
 from config.errors import NotFound
 from corpus.models import Category, Evidence, ImageSource, QAPair, Screen, Site, Snippet, Trace, TraceStep
@@ -70,9 +81,11 @@ class SiteViewSet(viewsets.ReadOnlyModelViewSet):
         return sites
 
 
-class ScreenViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet):
+class ScreenViewSet(UploadEndpoint, mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet):
     """Screens you captured (reviewers and admins see all). Upload with a multipart
-    ``POST`` of ``file`` and optionally ``url``, ``title`` and ``assignment``."""
+    ``POST`` of ``file`` and optionally ``url``, ``title`` and ``assignment``; send an
+    ``Idempotency-Key`` (or the field ``idempotency_key``) so that a retried upload
+    answers 200 with the screen the first one made instead of making a second."""
 
     serializer_class = ScreenSerializer
     throttle_classes = [WriteThrottle]
@@ -88,32 +101,51 @@ class ScreenViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.
             queryset = queryset.filter(assignment_id=self.request.query_params["assignment"])
         return queryset
 
-    @extend_schema(request={"multipart/form-data": ScreenUploadSerializer}, responses={201: ScreenSerializer})
+    @extend_schema(
+        request={"multipart/form-data": ScreenUploadSerializer},
+        parameters=[IDEMPOTENCY_KEY_HEADER],
+        responses={200: ScreenSerializer, 201: ScreenSerializer, **KEYED_UPLOAD_REFUSALS},
+    )
     def create(self, request, *args, **kwargs):
+        earlier = assets_selectors.made_with_key(
+            user=request.user, key=idempotency_key(request, read_body=False), model=Screen
+        )
+        if earlier is not None:  # a retry: answered without reading the file again
+            return Response(ScreenSerializer(earlier).data, status=status.HTTP_200_OK)
         upload = ScreenUploadSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
-        data = upload.validated_data
-        assignment = None
-        if data.get("assignment"):
-            assignment = Assignment.objects.filter(pk=data["assignment"]).first()
-            if assignment is None or assignment.worker_id != request.user.pk:
-                raise NotYourAssignment("Screens can be attached only to your own assignments.")
-            if not assignment.is_open:
-                raise AssignmentClosed(f"This assignment is already {assignment.get_state_display().lower()}.")
-        screen = services.capture_screen(
-            file=data["file"],
-            author=request.user,
-            url=data.get("url", ""),
-            title=data.get("title", ""),
-            assignment=assignment,
-            viewport_width=data.get("viewport_width"),
-            viewport_height=data.get("viewport_height"),
+        screen, replayed = assets.once_per_key(
+            user=request.user,
+            key=idempotency_key(request),
+            model=Screen,
+            make=lambda: _capture(upload.validated_data, request.user),
         )
-        return Response(ScreenSerializer(screen).data, status=status.HTTP_201_CREATED)
+        return Response(
+            ScreenSerializer(screen).data, status=status.HTTP_200_OK if replayed else status.HTTP_201_CREATED
+        )
 
     def destroy(self, request, *args, **kwargs):
         services.remove_screen(screen=self.get_object(), author=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+def _capture(data, author):
+    assignment = None
+    if data.get("assignment"):
+        assignment = Assignment.objects.filter(pk=data["assignment"]).first()
+        if assignment is None or assignment.worker_id != author.pk:
+            raise NotYourAssignment("Screens can be attached only to your own assignments.")
+        if not assignment.is_open:
+            raise AssignmentClosed(f"This assignment is already {assignment.get_state_display().lower()}.")
+    return services.capture_screen(
+        file=data["file"],
+        author=author,
+        url=data.get("url", ""),
+        title=data.get("title", ""),
+        assignment=assignment,
+        viewport_width=data.get("viewport_width"),
+        viewport_height=data.get("viewport_height"),
+    )
 
 
 class QAPairViewSet(viewsets.ReadOnlyModelViewSet):
@@ -143,12 +175,17 @@ class BlockListView(APIView):
         return Response(selectors.block_list())
 
 
-class TraceViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+class TraceViewSet(UploadEndpoint, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     """Your recorded traces: start one, add its steps, finish it (see docs/trace-api.md)."""
 
     serializer_class = TraceSerializer
     throttle_classes = [UploadThrottle]
     parser_classes = [parsers.JSONParser, parsers.MultiPartParser, parsers.FormParser]
+    upload_actions = ("steps",)
+
+    def upload_allowance(self):
+        # A step's metadata may carry the page's HTML: up to Django's cap on form fields.
+        return settings.DATA_UPLOAD_MAX_MEMORY_SIZE + MULTIPART_OVERHEAD
 
     def get_queryset(self):
         queryset = Trace.objects.select_related("category").prefetch_related(
@@ -175,7 +212,7 @@ class TraceViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(
         request={"multipart/form-data": StepUploadSerializer},
-        responses={200: TraceStepSerializer, 201: TraceStepSerializer},
+        responses={200: TraceStepSerializer, 201: TraceStepSerializer, **UPLOAD_REFUSALS},
     )
     @action(detail=True, methods=["post"], parser_classes=[parsers.MultiPartParser])
     def steps(self, request, pk=None):

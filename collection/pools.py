@@ -39,6 +39,7 @@ from assets.errors import ImageRefused
 from assets.services import store_image
 from config.errors import DomainError
 from corpus.models import ImageSource, Snippet
+from outbox import services as outbox
 
 from .models import PoolImport
 
@@ -70,7 +71,7 @@ def start_import(*, kind, source, user):
     job = PoolImport.objects.create(kind=kind, source=source, created_by=user)
     from .tasks import run_pool_import
 
-    transaction.on_commit(lambda: run_pool_import.delay(job.pk))
+    outbox.enqueue(run_pool_import, job.pk)
     return job
 
 

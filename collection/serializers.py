@@ -1,3 +1,6 @@
+import re
+import unicodedata
+
 from django.urls import reverse
 from rest_framework import serializers
 
@@ -21,7 +24,7 @@ class CategorySerializer(serializers.ModelSerializer):
 
 
 class ScreenSerializer(serializers.ModelSerializer):
-    category = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    category = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
     review_state = serializers.CharField(source="asset.review_state", read_only=True)
     width = serializers.IntegerField(source="asset.width", read_only=True)
     height = serializers.IntegerField(source="asset.height", read_only=True)
@@ -64,7 +67,7 @@ class EvidenceSerializer(serializers.ModelSerializer):
 
 class QAPairSerializer(serializers.ModelSerializer):
     evidence = EvidenceSerializer(many=True, read_only=True)
-    category = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    category = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
 
     class Meta:
         model = QAPair
@@ -167,12 +170,38 @@ class PoolImportSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+# What file systems and S3 accept: a file or folder name of at most 255 bytes and a whole
+# path well under 4096 (the import folder comes in front), a bucket named as AWS defines.
+SOURCE_MAX_BYTES = 1000
+NAME_MAX_BYTES = 255
+S3_BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
+
+
 class PoolImportStartSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=PoolImport.Kind.choices)
     source = serializers.CharField(
         max_length=1000,
-        help_text="A manifest (or its folder) under the server's import folder, or s3://bucket/prefix.",
+        help_text="A manifest (or its folder) under the server's import folder, or s3://bucket/prefix; at most 1000 "
+        "bytes in UTF-8.",
     )
+
+    def validate_source(self, value):
+        if any(unicodedata.category(character) == "Cc" for character in value):
+            raise serializers.ValidationError("The source cannot contain control characters (line breaks, tabs…).")
+        if len(value.encode()) > SOURCE_MAX_BYTES:
+            raise serializers.ValidationError(f"The source is at most {SOURCE_MAX_BYTES} bytes long (in UTF-8).")
+        if value.startswith("s3://"):
+            bucket = value.removeprefix("s3://").partition("/")[0]
+            if not S3_BUCKET.fullmatch(bucket):
+                raise serializers.ValidationError(
+                    "An S3 source is s3://bucket/prefix, the bucket named with 3–63 lowercase letters, digits, "
+                    "dots and hyphens."
+                )
+        elif any(len(part.encode()) > NAME_MAX_BYTES for part in value.split("/")):
+            raise serializers.ValidationError(
+                f"A folder or file name is at most {NAME_MAX_BYTES} bytes long; one in this source is longer."
+            )
+        return value
 
 
 class ImageSourceSerializer(serializers.ModelSerializer):

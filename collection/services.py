@@ -39,11 +39,17 @@ def capture_screen(*, file, author, url="", title="", assignment=None, viewport_
 
 @transaction.atomic
 def remove_screen(*, screen, author):
-    """A rater removes a screen they captured, as long as no question uses it yet."""
+    """A rater removes a screen they captured, as long as no question or recorded trace
+    uses it yet."""
     if screen.author_id != author.pk:
         raise NotYourScreen("This screen belongs to another rater.")
+    # Locked first: a question or trace step taking the screen up meanwhile waits for us,
+    # or has committed and is seen by the checks below.
+    screen = Screen.objects.select_for_update().get(pk=screen.pk)
     if screen.evidence.exists():
         raise ScreenInUse("This screen is part of a submitted question and cannot be removed.")
+    if screen.trace_steps.exists():
+        raise ScreenInUse("This screen is a step of a recorded trace and cannot be removed on its own.")
     asset = screen.asset
     screen.delete()
     if not Screen.objects.filter(asset=asset).exists():

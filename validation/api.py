@@ -1,7 +1,6 @@
 """REST API v1 for qualification tests, worker quality and test candidates."""
 
 from django.contrib.auth import get_user_model
-from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
@@ -10,6 +9,7 @@ from rest_framework.views import APIView
 
 from accounts.models import Role
 from config.api import WriteThrottle, validated
+from config.errors import NotFound
 from corpus.models import QAPair
 
 from . import quality, selectors, services
@@ -17,13 +17,17 @@ from .errors import NotAllowed
 from .serializers import (
     AttemptInSerializer,
     AttemptSerializer,
+    QualityQuerySerializer,
     QualitySerializer,
     ReferenceSetsInSerializer,
     TestDetailSerializer,
     TestStatusSerializer,
 )
 
-_SLUG = OpenApiParameter("slug", str, OpenApiParameter.PATH, description="The test's slug.")
+SLUG_PATTERN = "[-a-zA-Z0-9_]+"  # what a SlugField holds
+_SLUG = OpenApiParameter(
+    "slug", str, OpenApiParameter.PATH, pattern=f"^{SLUG_PATTERN}$", description="The test's slug."
+)
 
 
 @extend_schema_view(retrieve=extend_schema(parameters=[_SLUG]), attempts=extend_schema(parameters=[_SLUG]))
@@ -31,6 +35,8 @@ class QualificationTestViewSet(viewsets.ViewSet):
     """Qualification tests with your standing in each; ``attempts/`` submits one attempt."""
 
     lookup_field = "slug"
+    # Any other address names no test: a 404, before the database sees it.
+    lookup_value_regex = SLUG_PATTERN
     throttle_classes = [WriteThrottle]
 
     @extend_schema(responses=TestStatusSerializer(many=True))
@@ -54,13 +60,16 @@ class QualificationTestViewSet(viewsets.ViewSet):
 class QualityView(APIView):
     """Your quality record; reviewers and admins may ask for a worker's (``?worker=``)."""
 
-    @extend_schema(responses=QualitySerializer, parameters=[OpenApiParameter("worker", int, required=False)])
+    @extend_schema(responses=QualitySerializer, parameters=[QualityQuerySerializer])
     def get(self, request):
         worker = request.user
         if request.query_params.get("worker"):
             if not request.user.has_role(Role.REVIEWER):
                 raise NotAllowed("Only reviewers and admins see other workers' records.")
-            worker = get_object_or_404(get_user_model(), pk=request.query_params["worker"])
+            worker_id = validated(QualityQuerySerializer, request.query_params)["worker"]
+            worker = get_user_model().objects.filter(pk=worker_id).first()
+            if worker is None:
+                raise NotFound(f"There is no worker {worker_id}.")
         return Response(QualitySerializer(quality.standing_of(worker=worker)).data)
 
 

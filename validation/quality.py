@@ -13,6 +13,7 @@ from django.db.models import F
 from hits import registry
 from hits import services as hits
 from hits.models import Assignment, Disqualification
+from outbox import services as outbox
 
 from .models import WorkerQuality
 
@@ -106,7 +107,7 @@ def recompute_agreement_later(*, batch_ids):
     from .tasks import compute_batch_agreement
 
     for batch_id in filter(None, batch_ids):
-        transaction.on_commit(lambda batch_id=batch_id: compute_batch_agreement.delay(batch_id))
+        outbox.enqueue(compute_batch_agreement, batch_id)
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,12 @@ class QualificationChangeEntrySerializer(serializers.Serializer):
     at = serializers.DateTimeField()
 
 
+class QualityQuerySerializer(serializers.Serializer):
+    worker = serializers.IntegerField(
+        required=False, min_value=1, help_text="Another worker's id (reviewers and admins); yours by default."
+    )
+
+
 class QualitySerializer(serializers.Serializer):
     worker = serializers.IntegerField(source="profile.user_id")
     approval_rate = serializers.FloatField(source="profile.approval_rate", allow_null=True)

@@ -191,7 +191,7 @@ def test_admin_starts_an_import_and_sees_a_bad_source_refused(
     folder = _image_folder(import_root)
     (folder / "manifest.csv").write_text(CSV_MANIFEST)
     queued = []
-    monkeypatch.setattr(tasks.run_pool_import, "delay", queued.append)
+    monkeypatch.setattr(tasks.run_pool_import, "apply_async", lambda args, **options: queued.append(args[0]))
     client.force_login(admin_user)
     refused = client.post("/admin/collection/poolimport/add/", {"kind": "images", "source": "/etc"})
     assert refused.status_code == 200 and "outside it" in refused.content.decode()

@@ -1,3 +1,5 @@
+import unicodedata
+
 from rest_framework import serializers
 
 from .models import ApiToken, User
@@ -30,11 +32,30 @@ class MeSerializer(serializers.ModelSerializer):
         ]
 
 
+class TokenNameField(serializers.CharField):
+    """A name given as text: DRF's ``CharField`` takes numbers too (0 would be "0")."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class ApiTokenSerializer(serializers.ModelSerializer):
+    name = TokenNameField(max_length=80, help_text="Where you use the token, e.g. “Chrome extension”.")
+
     class Meta:
         model = ApiToken
         fields = ["id", "name", "prefix", "created_at", "last_used_at", "revoked_at"]
         read_only_fields = ["prefix", "created_at", "last_used_at", "revoked_at"]
+
+    def validate_name(self, name):
+        # The name tells its owner which token to revoke: words, on one line.
+        if not any(character.isalpha() for character in name):
+            raise serializers.ValidationError("Name the token after where you use it, e.g. “Chrome extension”.")
+        if any(unicodedata.category(character) in ("Cc", "Zl", "Zp") for character in name):
+            raise serializers.ValidationError("A token's name is one line of text, without control characters.")
+        return name
 
 
 class NewApiTokenSerializer(ApiTokenSerializer):

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -7,6 +8,20 @@ from django.views.decorators.http import require_POST
 from . import services
 from .forms import NewTokenForm, ProfileForm, SignupForm
 from .models import ApiToken
+
+
+def locked_out(request, credentials, *args, **kwargs):
+    """What a locked-out log-in sees (django-axes calls this): when to try again, and who
+    can lift it sooner. 429, so scripts back off too."""
+    minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
+    response = render(
+        request,
+        "accounts/login.html",
+        {"locked": True, "minutes": minutes, "next": request.POST.get("next", "")},
+        status=429,
+    )
+    response["Retry-After"] = str(minutes * 60)
+    return response
 
 
 def signup(request):

@@ -6,6 +6,17 @@ so that a hostile file costs little: the byte size before anything is read, then
 header (format, dimensions, frame count) before any pixel is decoded, then Pillow's
 ``verify()`` (chunk checksums), and last the full decode.
 
+The header says what cannot be a web screenshot or a photo, and what would cost too
+much to decode, before a pixel is decoded (``Image.open`` is lazy: size and mode are
+known before ``load()``): a side longer than ``ASSET_MAX_SIDE``, a shape narrower than
+``ASSET_MAX_ASPECT`` to 1, more than ``ASSET_MAX_PIXELS`` pixels, or more than
+``ASSET_MAX_DECODE_BYTES`` of decoded pixels. A 95 KB PNG can declare a strip of 49
+million pixels or a 7000×7100 RGBA square; neither is ever inflated.
+
+Decoding then waits for one of the process's ``ASSET_DECODE_SLOTS`` (``decode_slot``):
+a burst of large uploads cannot hold more decoded images in memory at once than that,
+and an upload that waits more than ``ASSET_DECODE_WAIT_SECONDS`` is told to retry.
+
 A PNG is cleaned by copying its chunks except the metadata ones: the compressed pixels
 are kept byte for byte, which is lossless and many times faster than encoding them again
 (screenshots are mostly PNG). Other images, and PNGs that carry an EXIF rotation, are
@@ -26,8 +37,10 @@ which needs a second copy for a moment while it is turned.
 
 import hashlib
 import io
+import math
 import struct
 import tempfile
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -39,9 +52,13 @@ from PIL import Image, ImageFile, ImageOps
 
 from .errors import (
     AnimatedImage,
+    AspectTooExtreme,
+    DecodedTooLarge,
+    DecodersBusy,
     EmptyFile,
     FileTooLarge,
     NotAnImage,
+    SideTooLong,
     TooManyPixels,
     TruncatedImage,
     UnsupportedFormat,
@@ -89,15 +106,68 @@ class CleanImage:
 @contextmanager
 def cleaned(upload):
     """Checks ``upload`` (a Django ``File``) and yields its ``CleanImage``; raises an
-    ``ImageRefused`` subclass for anything that is not an acceptable image. The temporary
-    file is removed on leaving the block."""
-    _check_size(upload.size)
-    image = _decode(upload)
+    ``ImageRefused`` subclass for anything that is not an acceptable image, and
+    ``DecodersBusy`` when no decode slot came free in time. The temporary file is removed
+    on leaving the block."""
+    if ImageFile.LOAD_TRUNCATED_IMAGES:
+        # With it on, Pillow fills missing data with grey and calls the image whole.
+        raise ImproperlyConfigured("PIL.ImageFile.LOAD_TRUNCATED_IMAGES is on; truncated uploads would be accepted.")
+    check_size(upload.size)
+    with _refusing_bad_files(upload), _open(upload) as probe:
+        _check_header(probe)
+        probe.verify()
     with tempfile.TemporaryFile(dir=settings.FILE_UPLOAD_TEMP_DIR) as out:
-        result = _re_encode(image, upload, out)
-        del image  # the decoded pixels are not needed while the caller stores the file
+        with decode_slot():
+            with _refusing_bad_files(upload):
+                image = _open(upload)
+                image.load()
+            result = _re_encode(image, upload, out)
+            del image  # the decoded pixels are not needed while the caller stores the file
         out.seek(0)
         yield result
+
+
+def upload_sha256(upload):
+    """The SHA-256 of ``upload`` exactly as it was sent, in hex: one pass over the bytes,
+    nothing decoded."""
+    digest = hashlib.sha256()
+    upload.seek(0)
+    while chunk := upload.read(1024 * 1024):
+        digest.update(chunk)
+    upload.seek(0)
+    return digest.hexdigest()
+
+
+_slots_lock = threading.Lock()
+_slots = {}
+
+
+def _decode_slots():
+    count = settings.ASSET_DECODE_SLOTS
+    with _slots_lock:
+        if count not in _slots:
+            _slots[count] = threading.BoundedSemaphore(count)
+        return _slots[count]
+
+
+@contextmanager
+def decode_slot():
+    """Holds one of this process's ``ASSET_DECODE_SLOTS`` for the block: decoded images
+    are the memory an upload costs, and this bounds how many exist at once. Waits up to
+    ``ASSET_DECODE_WAIT_SECONDS`` for one, then raises ``DecodersBusy``."""
+    slots = _decode_slots()
+    wait = settings.ASSET_DECODE_WAIT_SECONDS
+    if not slots.acquire(timeout=wait):
+        retry_after = max(1, math.ceil(wait))
+        raise DecodersBusy(
+            f"The server is busy decoding other images and could not start on yours within {wait:g} seconds. "
+            f"Nothing was stored: send the same file again in {retry_after} seconds.",
+            retry_after=retry_after,
+        )
+    try:
+        yield
+    finally:
+        slots.release()
 
 
 def describe_size(size):
@@ -105,7 +175,8 @@ def describe_size(size):
     return filesizeformat(size).replace("\xa0", " ")
 
 
-def _check_size(size):
+def check_size(size):
+    """Refuses an empty file, or one over ``ASSET_MAX_BYTES``, from its size alone."""
     if not size:
         raise EmptyFile("The file is empty (0 bytes). Choose the image file again and re-upload it.")
     if size > settings.ASSET_MAX_BYTES:
@@ -120,18 +191,11 @@ def _open(upload):
     return Image.open(upload, formats=list(ACCEPTED))
 
 
-def _decode(upload):
-    """The fully decoded image, after the header and checksum checks."""
-    if ImageFile.LOAD_TRUNCATED_IMAGES:
-        # With it on, Pillow fills missing data with grey and calls the image whole.
-        raise ImproperlyConfigured("PIL.ImageFile.LOAD_TRUNCATED_IMAGES is on; truncated uploads would be accepted.")
+@contextmanager
+def _refusing_bad_files(upload):
+    """Turns Pillow's complaints about a file into the refusal the uploader reads."""
     try:
-        with _open(upload) as probe:
-            _check_header(probe)
-            probe.verify()
-        image = _open(upload)
-        image.load()
-        return image
+        yield
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
         # Pillow's own limit, when it is below ours.
         raise TooManyPixels(_too_many_pixels_message()) from None
@@ -144,10 +208,46 @@ def _decode(upload):
         ) from None
 
 
+def decoded_bytes(width, height, mode):
+    """The memory Pillow takes for the decoded pixels of a ``mode`` image: a byte a pixel
+    for 1-bit and 8-bit grey, two for 16-bit grey, four for the rest (Pillow keeps RGB
+    in four bytes too). Palette images count as RGBA, since the thumbnail and the
+    pre-screen's OCR work on them in colour."""
+    if mode in ("1", "L"):
+        per_pixel = 1
+    elif mode.startswith("I;16"):
+        per_pixel = 2
+    else:
+        per_pixel = 4
+    return width * height * per_pixel
+
+
 def _check_header(probe):
+    """Refuses from the header alone (no pixel decoded) what cannot be a screenshot or a
+    photo, or would cost too much to decode."""
     width, height = probe.size
+    longest, shortest = max(width, height), min(width, height)
+    if longest > settings.ASSET_MAX_SIDE:
+        raise SideTooLong(
+            f"The image is {width:,}×{height:,} pixels; no side may be longer than "
+            f"{settings.ASSET_MAX_SIDE:,} pixels. Upload a screenshot of a page or a photo, "
+            "split into parts if the page is longer."
+        )
+    if shortest == 0 or longest / shortest > settings.ASSET_MAX_ASPECT:
+        raise AspectTooExtreme(
+            f"The image is {width:,}×{height:,} pixels, a strip rather than a screen or a photo; "
+            f"one side may be at most {settings.ASSET_MAX_ASPECT:g} times the other. "
+            "Upload a screenshot of the page, split into parts if it is very long."
+        )
     if width * height > settings.ASSET_MAX_PIXELS:
         raise TooManyPixels(_too_many_pixels_message(width, height))
+    needed = decoded_bytes(width, height, probe.mode)
+    if needed > settings.ASSET_MAX_DECODE_BYTES:
+        raise DecodedTooLarge(
+            f"The image is {width:,}×{height:,} pixels in {probe.mode}, which takes {describe_size(needed)} "
+            f"to decode; the limit is {describe_size(settings.ASSET_MAX_DECODE_BYTES)}. "
+            "Upload a smaller image, e.g. one screen at its natural size."
+        )
     if probe.format not in ACCEPTED:
         # e.g. a multi-picture JPEG (MPO) from a camera
         raise UnsupportedFormat(f"{probe.format} images are not accepted; upload a PNG, JPEG or WebP.")

@@ -1,6 +1,10 @@
+from datetime import timedelta
+
 from django.conf import settings
+from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 
 class ImageFormat(models.TextChoices):
@@ -78,3 +82,47 @@ class AssetUpload(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["asset", "uploaded_by"], name="one_upload_per_uploader")]
+
+
+class UploadDigest(models.Model):
+    """The SHA-256 of a file exactly as it was sent, and the asset it became.
+
+    ``Asset.sha256`` is known only after the upload is decoded and cleaned; this digest
+    is known after one cheap pass over the bytes, so the same file sent again (a retry,
+    a second rater with the same download) is answered without decoding it. Files that
+    differ only in their metadata are one asset with several digests.
+    """
+
+    sha256 = models.CharField(max_length=64, help_text="SHA-256 of the uploaded file as sent, in hex.")
+    asset = models.ForeignKey(Asset, on_delete=models.CASCADE, related_name="upload_digests")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"{self.sha256[:12]} → {self.asset}"
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["sha256"], name="upload_digest_sha256_unique")]
+
+
+class IdempotencyKey(models.Model):
+    """A client's ``Idempotency-Key`` for one upload request, and what that request made.
+
+    The same key from the same user within ``LIFETIME`` gets the
+    first request's object back instead of a second one. The row is written in the
+    transaction that makes the object, so it never points at something that was rolled
+    back; ``object_id`` is empty only inside that transaction.
+    """
+
+    LIFETIME = timedelta(hours=24)
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="idempotency_keys")
+    key = models.CharField(max_length=255)
+    created_at = models.DateTimeField(default=timezone.now)
+    content_type = models.ForeignKey(ContentType, on_delete=models.CASCADE)
+    object_id = models.PositiveBigIntegerField(null=True, blank=True)
+
+    def __str__(self):
+        return f"{self.key} by {self.user} → {self.content_type.model} {self.object_id}"
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "key"], name="idempotency_key_unique_per_user")]

@@ -1,8 +1,11 @@
 """Reads of assets, and the one rule for who may see an asset's bytes."""
 
+from django.contrib.contenttypes.models import ContentType
+from django.utils import timezone
+
 from accounts.models import Role
 
-from .models import Asset, AssetUpload
+from .models import Asset, AssetUpload, IdempotencyKey
 from .signals import viewing_asset
 
 
@@ -31,3 +34,18 @@ def cleared_assets():
     """Assets a reviewer has cleared: the only ones fit to leave the platform. Pending
     and rejected assets are never among them."""
     return Asset.objects.filter(review_state=Asset.ReviewState.CLEARED)
+
+
+def made_with_key(*, user, key, model):
+    """The ``model`` instance that ``user``'s request with idempotency ``key`` made within
+    the key's lifetime, or None: lets a retried upload be answered before its body is read."""
+    if not key:
+        return None
+    record = IdempotencyKey.objects.filter(
+        user=user,
+        key=key,
+        content_type=ContentType.objects.get_for_model(model),
+        created_at__gte=timezone.now() - IdempotencyKey.LIFETIME,
+        object_id__isnull=False,
+    ).first()
+    return None if record is None else model._default_manager.filter(pk=record.object_id).first()

@@ -6,6 +6,11 @@ from .models import Asset
 class UploadSerializer(serializers.Serializer):
     # Empty files get through to the service, which refuses them with its own code.
     file = serializers.FileField(allow_empty_file=True, help_text="A PNG, JPEG or WebP image.")
+    idempotency_key = serializers.CharField(
+        required=False,
+        max_length=255,
+        help_text="The same as the Idempotency-Key header, for clients that cannot set one.",
+    )
 
 
 class AssetSerializer(serializers.ModelSerializer):

@@ -1,11 +1,15 @@
-"""Conventions shared by every API endpoint: the error body, pagination, throttling."""
+"""Conventions shared by every API endpoint: the error body (and its place in the schema),
+pagination, throttling."""
 
+import logging
 import time
 
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.http import Http404
+from django.http import Http404, JsonResponse
+from django.views import defaults
+from redis.exceptions import RedisError
 from rest_framework import exceptions, status
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
@@ -14,6 +18,8 @@ from rest_framework.throttling import BaseThrottle
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from config.errors import DomainError, NotFound
+
+logger = logging.getLogger(__name__)
 
 
 class Pagination(PageNumberPagination):
@@ -40,7 +46,16 @@ class WriteThrottle(BaseThrottle):
         who = request.user.pk if request.user and request.user.is_authenticated else self.get_ident(request)
         key = f"trailmark:throttle:{self.scope}:{who}:{int(now // period)}"
         self.wait_seconds = period - now % period
-        return _count(key, period) <= allowed
+        try:
+            return _count(key, period) <= allowed
+        except RedisError as error:
+            # Writes never depend on Redis being up: without the counter, let it through.
+            global THROTTLE_FAILURES
+            THROTTLE_FAILURES += 1
+            logger.warning(
+                "Write throttle skipped, Redis unreachable (%s failures so far): %s", THROTTLE_FAILURES, error
+            )
+            return True
 
     def wait(self):
         return self.wait_seconds
@@ -49,6 +64,9 @@ class WriteThrottle(BaseThrottle):
         number, _, unit = self.THROTTLE_RATES[self.scope].partition("/")
         return int(number), self.PERIODS[unit[0]]
 
+
+# How often the throttle let a write through because Redis could not be reached.
+THROTTLE_FAILURES = 0
 
 _redis_clients = {}
 
@@ -167,3 +185,124 @@ def exception_handler(exc, context):
 
 def _kept_headers(response):
     return {key: value for key, value in response.items() if key in ("Retry-After", "WWW-Authenticate", "Allow")}
+
+
+# --- Errors outside the views, and their place in the schema --------------------------------
+
+
+def error_page(request, exception=None, *, status_code, code, message, page):
+    """Django's own error pages (a URL no route matches, a request it refuses, a crash)
+    with the API's error body for addresses under ``/api/``, so an API client always
+    reads JSON; the site's pages keep ``page``, Django's default view."""
+    if not request.path.startswith("/api/"):
+        return page(request, exception) if exception is not None else page(request)
+    return JsonResponse({"error": {"code": code, "message": message, "fields": {}}}, status=status_code)
+
+
+def api_not_found(request, exception=None):
+    return error_page(
+        request, exception, status_code=404, code="not_found", message=f"There is nothing at {request.path}.",
+        page=defaults.page_not_found,
+    )  # fmt: skip
+
+
+def api_bad_request(request, exception=None):
+    return error_page(
+        request, exception, status_code=400, code="bad_request",
+        message="The request cannot be read: a malformed body, or more fields or bytes than the server reads.",
+        page=defaults.bad_request,
+    )  # fmt: skip
+
+
+def api_server_error(request):
+    return error_page(
+        request, status_code=500, code="server_error",
+        message="Something went wrong on our side; it is logged. Try again.",
+        page=defaults.server_error,
+    )  # fmt: skip
+
+
+ERROR_SCHEMA = {
+    "type": "object",
+    "description": "Every API error has this body.",
+    "properties": {
+        "error": {
+            "type": "object",
+            "properties": {
+                "code": {"type": "string", "description": "Stable, for programs: `invalid`, `not_found`, `throttled`…"},
+                "message": {"type": "string", "description": "What went wrong and what to do, for people."},
+                "fields": {
+                    "type": "object",
+                    "additionalProperties": {"type": "array", "items": {"type": "string"}},
+                    "description": "For `invalid`: the problems of each field, by dotted path (`screens.1.url`).",
+                },
+            },
+            "required": ["code", "message", "fields"],
+        }
+    },
+    "required": ["error"],
+}
+
+ERROR_DESCRIPTIONS = {
+    400: "The request is invalid; `fields` says what to fix.",
+    401: "No valid credentials: send `Authorization: Token <key>`.",
+    403: "Your role, or whose the resource is, does not allow this.",
+    404: "There is no such resource, or it is not yours to see.",
+    409: "The resource's state does not allow this now.",
+    414: "The address is longer than the server reads (4094 bytes): the server's own page, not JSON.",
+    415: "The body's content type is not one this operation reads.",
+    429: "Too many writes, or failed token checks from your address: retry after `Retry-After` seconds.",
+}
+
+WRITES = {"post", "put", "patch", "delete"}
+PAGE_PARAMETERS = {"page", "page_size"}
+
+
+def error_statuses(method, operation):
+    """The error statuses an operation can answer with, read from its schema: every
+    signed-in operation can be refused (401, 403) or throttled (429: writes, and failed
+    token checks); anything naming a resource (a path or query parameter, a page number,
+    a body) can name a missing one (404); a query filter or a body can be invalid (400);
+    a write can meet a state that forbids it (409); a body can come in a content type
+    the operation does not read (415); and gunicorn refuses an address longer than it
+    reads (414) before the application sees it."""
+    parameters = operation.get("parameters", [])
+    query = {p["name"] for p in parameters if p["in"] == "query"}
+    write = method in WRITES
+    statuses = set()
+    if {} not in operation.get("security", [{}]):
+        statuses |= {401, 403, 429}
+    if write or query - PAGE_PARAMETERS:
+        statuses.add(400)
+    if write or query or any(p["in"] == "path" for p in parameters):
+        statuses.add(404)
+    if parameters:
+        statuses.add(414)
+    if write:
+        statuses.add(409)
+    if "requestBody" in operation:
+        statuses.add(415)
+    return sorted(statuses)
+
+
+def document_errors(result, generator, request, public):
+    """drf-spectacular postprocessing hook: adds the error responses of each operation
+    (``error_statuses``) with the error body, leaving any an operation declares itself."""
+    result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
+    body = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    for operations in result.get("paths", {}).values():
+        for method, operation in operations.items():
+            responses = operation.setdefault("responses", {})
+            for status_code in error_statuses(method, operation):
+                response = {"description": ERROR_DESCRIPTIONS[status_code]}
+                if status_code != 414:
+                    response["content"] = body
+                if status_code == 429:
+                    response["headers"] = {
+                        "Retry-After": {
+                            "schema": {"type": "integer"},
+                            "description": "Seconds to wait before retrying.",
+                        }
+                    }
+                responses.setdefault(str(status_code), response)
+    return result

@@ -10,6 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONCE, NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 
 ROOT_DIR = Path(__file__).resolve().parents[2]
@@ -55,10 +56,12 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     # The foundation, floor by floor (docs/architecture.md), then the work on top of it.
     "accounts",
     "assets",
     "hits",
+    "outbox",
     "corpus",
     "moderation",
     "mining",
@@ -77,7 +80,50 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Last: it answers a locked-out log-in attempt (accounts.views.locked_out).
+    "axes.middleware.AxesMiddleware",
 ]
+
+# Content-Security-Policy (django-csp): scripts only from this site, and the two inline
+# scripts of the task pages by nonce (`<script nonce="{{ request.csp_nonce }}">`); JSON
+# data blocks are not scripts. Inline styles stay allowed: htmx adds its indicator style.
+# Images on S3 are served by a redirect to a signed link: their origin must be allowed.
+S3_ORIGINS = []
+if os.environ.get("S3_BUCKET"):
+    S3_ORIGINS = (
+        [os.environ["S3_ENDPOINT_URL"].rstrip("/")]
+        if os.environ.get("S3_ENDPOINT_URL")
+        else ["https://*.amazonaws.com"]
+    )
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, UNSAFE_INLINE],
+        "img-src": [SELF, "data:", "blob:", *S3_ORIGINS],
+        "connect-src": [SELF],
+        "font-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+
+# Log-in protection (django-axes): after AXES_FAILURE_LIMIT failed log-ins, the account
+# and the address are each locked for AXES_COOLOFF_MINUTES; an admin unlocks sooner by
+# deleting the attempts (Axes › Access attempts) or with `manage.py axes_reset_username`.
+AUTHENTICATION_BACKENDS = ["accounts.backends.LoginGuardBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=float(os.environ.get("AXES_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "accounts.views.locked_out"
+AXES_VERBOSE = False
+# API tokens: failed token checks from one address within a window, before 429.
+TOKEN_FAILURE_LIMIT = int(os.environ.get("TOKEN_FAILURE_LIMIT", "30"))
+TOKEN_FAILURE_WINDOW_SECONDS = int(os.environ.get("TOKEN_FAILURE_WINDOW_SECONDS", "300"))
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -99,7 +145,9 @@ TEMPLATES = [
 
 # --- Database -------------------------------------------------------------------------
 DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'trailmark.sqlite3'}"
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+# Health checks: a connection that died with a PostgreSQL restart is replaced on the next
+# request instead of failing it.
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite serialises writers; wait for the lock instead of failing at once.
     DATABASES["default"]["CONN_MAX_AGE"] = 0
@@ -111,7 +159,15 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # --- Redis: cache and Celery broker -----------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    # A Redis outage makes the cache miss and the write throttle let writes through; it
+    # never fails a request (config/cache.py, config/api.py).
+    CACHES = {
+        "default": {
+            "BACKEND": "config.cache.FailSoftRedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 2},
+        }
+    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
@@ -124,8 +180,26 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "trailmark")
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A worker outlives its broker: it retries forever instead of exiting.
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 5, "retry_on_timeout": True}
+# A request sending a job does not wait long for a broker that is down: the outbox keeps
+# the job and beat relays it (outbox/services.py).
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 CELERY_TIMEZONE = "UTC"
+# A job still unsent this long after its transaction is relayed by beat (outbox).
+OUTBOX_RELAY_AFTER_SECONDS = float(os.environ.get("OUTBOX_RELAY_AFTER_SECONDS", "20"))
 CELERY_BEAT_SCHEDULE = {
+    # Sends the jobs a broker outage held back (outbox), and re-queues lost pre-screens.
+    "relay-outbox": {
+        "task": "outbox.tasks.relay_pending",
+        "schedule": timedelta(seconds=float(os.environ.get("OUTBOX_RELAY_SECONDS", "30"))),
+    },
+    "sweep-unscreened-assets": {
+        "task": "moderation.tasks.sweep_unscreened",
+        "schedule": timedelta(seconds=float(os.environ.get("PRESCREEN_SWEEP_SECONDS", "300"))),
+    },
     "expire-overdue-assignments": {
         "task": "hits.tasks.expire_overdue_assignments",
         "schedule": timedelta(seconds=float(os.environ.get("EXPIRY_SWEEP_SECONDS", "60"))),
@@ -144,7 +218,7 @@ STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", VAR_DIR / "staticfiles"))
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
 
 AWS_STORAGE_BUCKET_NAME = os.environ.get("S3_BUCKET", "")
-if AWS_STORAGE_BUCKET_NAME:
+if os.environ.get("S3_BUCKET"):
     _default_storage = {
         "BACKEND": "storages.backends.s3.S3Storage",
         "OPTIONS": {
@@ -213,6 +287,8 @@ REST_FRAMEWORK = {
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 SPECTACULAR_SETTINGS = {
+    # Every operation's error responses, with the error body (config/api.py).
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.api.document_errors"],
     "TITLE": "Trailmark API",
     "DESCRIPTION": (
         "Hand out and submit work, manage API tokens, and (in later versions) download "
@@ -269,6 +345,15 @@ GROUPING_MIN_SIMILARITY = float(os.environ.get("GROUPING_MIN_SIMILARITY", "0.3")
 # are checked from the header before any are decoded.
 ASSET_MAX_BYTES = int(os.environ.get("ASSET_MAX_BYTES", str(20 * 1024 * 1024)))
 ASSET_MAX_PIXELS = int(os.environ.get("ASSET_MAX_PIXELS", "50000000"))
+# Refused before decoding: what cannot be a web screenshot or a photo. A full-page
+# screenshot of 1280 × 30000 passes; a 1 × 49,000,000 strip does not.
+ASSET_MAX_SIDE = int(os.environ.get("ASSET_MAX_SIDE", "32000"))
+ASSET_MAX_ASPECT = float(os.environ.get("ASSET_MAX_ASPECT", "40"))
+ASSET_MAX_DECODE_BYTES = int(os.environ.get("ASSET_MAX_DECODE_BYTES", str(160 * 1024 * 1024)))
+# Decodes at once per process, and how long an upload waits for a free one before it is
+# told to retry (503 with Retry-After): one rater's large uploads cannot starve the rest.
+ASSET_DECODE_SLOTS = int(os.environ.get("ASSET_DECODE_SLOTS", "2"))
+ASSET_DECODE_WAIT_SECONDS = float(os.environ.get("ASSET_DECODE_WAIT_SECONDS", "10"))
 # Uploaded files larger than this are spooled to a temporary file rather than held in memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 # The rest of a request body (JSON, form fields; files do not count) is read into memory.

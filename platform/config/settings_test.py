@@ -21,3 +21,6 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {"writes": "10000/min", "uploads": "1
 # Serve static files straight from the source folders, as runserver does.
 WHITENOISE_AUTOREFRESH = True
 WHITENOISE_USE_FINDERS = True
+# Failed token checks are counted per address in Redis, across tests: only the test of
+# that limit sets a low one.
+TOKEN_FAILURE_LIMIT = 100000

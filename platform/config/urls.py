@@ -26,3 +26,9 @@ urlpatterns = [
     path("releases/", include("releases.urls")),
     path("", include("hits.urls")),
 ]
+
+# Under /api/ even Django's own errors (no route matches, a crash) answer with the API's
+# error body; elsewhere they are the site's pages.
+handler400 = "config.api.api_bad_request"
+handler404 = "config.api.api_not_found"
+handler500 = "config.api.api_server_error"

@@ -8,12 +8,13 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from accounts.models import Role
-from accounts.permissions import IsAdmin
+from accounts.permissions import IsAdmin, requires
 from config.api import WriteThrottle, url_id, validated
 
 from . import selectors, services
 from .models import Assignment, Batch
 from .serializers import (
+    AssignmentFilterSerializer,
     AssignmentSerializer,
     AvailableBatchSerializer,
     BatchSerializer,
@@ -96,11 +97,13 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         user = self.request.user
         if not user.has_role(Role.REVIEWER):
             queryset = queryset.filter(worker=user)
-        params = self.request.query_params
-        for field in ("batch", "state", "worker"):
-            if params.get(field):
-                queryset = queryset.filter(**{field: params[field]})
+        if self.action == "list":
+            queryset = queryset.filter(**validated(AssignmentFilterSerializer, self.request.query_params))
         return queryset
+
+    @extend_schema(parameters=[AssignmentFilterSerializer])
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
 
     @extend_schema(request=RequestTaskSerializer, responses={200: AssignmentSerializer, 201: AssignmentSerializer})
     def create(self, request):
@@ -176,19 +179,22 @@ class WorkerViewSet(viewsets.GenericViewSet):
 
     queryset = get_user_model().objects.all()
     serializer_class = BlockSerializer
+    permission_classes = [requires(Role.REVIEWER, "Only reviewers and admins can block or unblock workers.")]
     throttle_classes = [WriteThrottle]
+
+    def get_object(self):
+        return get_object_or_404(get_user_model(), pk=url_id(self.kwargs["pk"], what="worker"))
 
     @extend_schema(request=BlockSerializer, responses={204: None})
     @action(detail=True, methods=["post"])
     def block(self, request, pk=None):
+        worker = self.get_object()
         data = validated(BlockSerializer, request.data)
-        services.block_worker(
-            worker=get_object_or_404(get_user_model(), pk=pk), actor=request.user, reason=data["reason"]
-        )
+        services.block_worker(worker=worker, actor=request.user, reason=data["reason"])
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(request=None, responses={204: None})
     @action(detail=True, methods=["post"])
     def unblock(self, request, pk=None):
-        services.unblock_worker(worker=get_object_or_404(get_user_model(), pk=pk), actor=request.user)
+        services.unblock_worker(worker=self.get_object(), actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -5,9 +5,19 @@ from rest_framework import serializers
 from . import registry
 from .models import Assignment, Batch
 
+# A language tag as profiles hold them: a language, then region or script subtags (en-US).
+LOCALE_TAG = r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$"
+
 
 class BatchSerializer(serializers.ModelSerializer):
     required_qualifications = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
+    allowed_locales = serializers.ListField(
+        child=serializers.RegexField(
+            LOCALE_TAG, max_length=35, error_messages={"invalid": "Not a locale tag, e.g. en-US."}
+        ),
+        required=False,
+        help_text='e.g. ["en-US", "en-GB"]; empty for any.',
+    )
 
     class Meta:
         model = Batch
@@ -29,6 +39,8 @@ class BatchSerializer(serializers.ModelSerializer):
             "closed_at",
         ]
         read_only_fields = ["state", "created_at", "opened_at", "closed_at"]
+        # The database refuses a negative reward too (batch_reward_not_negative).
+        extra_kwargs = {"reward": {"min_value": Decimal("0.00")}}
 
     def validate_kind(self, value):
         try:
@@ -36,11 +48,6 @@ class BatchSerializer(serializers.ModelSerializer):
         except registry.UnknownKind:
             known = ", ".join(name for name, _ in registry.choices())
             raise serializers.ValidationError(f"Unknown task kind “{value}”. Known kinds: {known}.") from None
-        return value
-
-    def validate_allowed_locales(self, value):
-        if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
-            raise serializers.ValidationError('Give a list of locale tags, e.g. ["en-US"].')
         return value
 
 
@@ -97,6 +104,16 @@ class AssignmentSerializer(serializers.Serializer):
     feedback = serializers.CharField()
 
 
+class AssignmentFilterSerializer(serializers.Serializer):
+    """The filters of the assignments list (query parameters)."""
+
+    batch = serializers.IntegerField(required=False, min_value=1, help_text="Only this batch's assignments.")
+    worker = serializers.IntegerField(
+        required=False, min_value=1, help_text="Only this worker's (reviewers and admins)."
+    )
+    state = serializers.ChoiceField(choices=Assignment.State.choices, required=False)
+
+
 class RequestTaskSerializer(serializers.Serializer):
     batch = serializers.IntegerField(min_value=1, help_text="The batch to take a task from.")
 
@@ -106,8 +123,29 @@ class SubmitSerializer(serializers.Serializer):
     active_seconds = serializers.IntegerField(min_value=0, required=False, help_text="Seconds the task was in view.")
 
 
+def storable(value):
+    """Whether PostgreSQL can store ``value`` as JSON: no NUL character and no lone
+    surrogate in any of its strings or keys (``jsonb`` refuses both)."""
+    if isinstance(value, str):
+        try:
+            value.encode()
+        except UnicodeEncodeError:
+            return False
+        return "\x00" not in value
+    if isinstance(value, dict):
+        return all(storable(key) and storable(item) for key, item in value.items())
+    if isinstance(value, list):
+        return all(storable(item) for item in value)
+    return True
+
+
 class DraftSerializer(serializers.Serializer):
     draft = serializers.JSONField(help_text="Anything the task page needs to restore the work in progress.")
+
+    def validate_draft(self, value):
+        if not storable(value):
+            raise serializers.ValidationError("The draft cannot hold NUL characters or unpaired surrogates.")
+        return value
 
 
 class FeedbackSerializer(serializers.Serializer):

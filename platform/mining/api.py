@@ -17,12 +17,17 @@ from hits.models import Batch
 from . import services
 from .models import Distractor, MiningChunk, MiningRun, ReasoningCheck
 from .serializers import (
+    DistractorFilterSerializer,
     DistractorSerializer,
     MiningRunSerializer,
+    ReasoningCheckFilterSerializer,
     ReasoningCheckSerializer,
     ResolveCheckSerializer,
+    RunFilterSerializer,
     StartRunSerializer,
 )
+
+QA_PAIR = OpenApiParameter("qa_pair", int, description="Only this QA pair's.")
 
 SeesMining = requires(Role.REVIEWER, "Only reviewers and admins can see mining results.")
 RunsMining = requires(Role.ADMIN, "Only admins can start or retry mining runs.")
@@ -42,11 +47,13 @@ class MiningRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
 
     def get_queryset(self):
         runs = MiningRun.objects.prefetch_related(Prefetch("chunks", queryset=MiningChunk.objects.only("run", "state")))
-        params = self.request.query_params
-        for field in ("job", "state"):
-            if params.get(field):
-                runs = runs.filter(**{field: params[field]})
+        if self.action == "list":
+            runs = runs.filter(**validated(RunFilterSerializer, self.request.query_params))
         return runs.order_by("-id")
+
+    @extend_schema(parameters=[RunFilterSerializer])
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
 
     @extend_schema(request=StartRunSerializer, responses={202: MiningRunSerializer})
     def create(self, request):
@@ -80,7 +87,7 @@ class DistractorViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = DistractorSerializer
     permission_classes = [SeesMining]
 
-    @extend_schema(parameters=[OpenApiParameter("qa_pair", int), OpenApiParameter("kind", str)])
+    @extend_schema(parameters=[QA_PAIR, DistractorFilterSerializer])
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)
 
@@ -89,8 +96,8 @@ class DistractorViewSet(viewsets.ReadOnlyModelViewSet):
         params = self.request.query_params
         if params.get("qa_pair"):
             distractors = distractors.filter(qa_pair_id=url_id(params["qa_pair"], what="QA pair"))
-        if params.get("kind"):
-            distractors = distractors.filter(kind=params["kind"])
+        if self.action == "list":
+            distractors = distractors.filter(**validated(DistractorFilterSerializer, params))
         return distractors
 
 
@@ -105,11 +112,15 @@ class ReasoningCheckViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, vi
     def get_queryset(self):
         checks = ReasoningCheck.objects.order_by("-id")
         params = self.request.query_params
-        if params.get("state"):
-            checks = checks.filter(state=params["state"])
         if params.get("qa_pair"):
             checks = checks.filter(qa_pair_id=url_id(params["qa_pair"], what="QA pair"))
+        if self.action == "list":
+            checks = checks.filter(**validated(ReasoningCheckFilterSerializer, params))
         return checks
+
+    @extend_schema(parameters=[QA_PAIR, ReasoningCheckFilterSerializer])
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
 
     @extend_schema(request=ResolveCheckSerializer, responses=ReasoningCheckSerializer)
     @action(detail=True, methods=["post"])

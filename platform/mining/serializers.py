@@ -64,3 +64,20 @@ class ReasoningCheckSerializer(serializers.ModelSerializer):
 
 class ResolveCheckSerializer(serializers.Serializer):
     note = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+
+
+# The filters of the lists (query parameters): a value outside the choices is a 400 that
+# names the choices, not an empty page (nor, with a NUL in it, a database error).
+
+
+class RunFilterSerializer(serializers.Serializer):
+    job = serializers.ChoiceField(choices=MiningRun.Job.choices, required=False)
+    state = serializers.ChoiceField(choices=MiningRun.State.choices, required=False)
+
+
+class DistractorFilterSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=Distractor.Kind.choices, required=False)
+
+
+class ReasoningCheckFilterSerializer(serializers.Serializer):
+    state = serializers.ChoiceField(choices=ReasoningCheck.State.choices, required=False)

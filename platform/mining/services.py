@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from config.errors import DomainError
 from corpus.models import ImageSource, QAPair, Snippet
+from outbox import services as outbox
 
 from . import categories, distractors, index, selectors
 from .models import Distractor, MiningChunk, MiningRun, ReasoningCheck
@@ -58,13 +59,10 @@ def start_run(
 def _enqueue(*, prepare=None, chunks=()):
     from . import tasks
 
-    def send():
-        if prepare is not None:
-            tasks.prepare_run.delay(prepare)
-        for chunk_id in chunks:
-            tasks.run_chunk.delay(chunk_id)
-
-    transaction.on_commit(send)
+    if prepare is not None:
+        outbox.enqueue(tasks.prepare_run, prepare)
+    for chunk_id in chunks:
+        outbox.enqueue(tasks.run_chunk, chunk_id)
 
 
 def plan_run(*, run_id):

@@ -9,6 +9,7 @@ class ModerationConfig(AppConfig):
     def ready(self):
         from assets.signals import asset_stored
 
+        from . import sweeps  # noqa: F401  (registers the sweeper's Celery task)
         from .services import take_new_asset
 
         # Every new image, however it arrived, is queued and pre-screened.

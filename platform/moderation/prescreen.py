@@ -2,6 +2,9 @@
 
 Reads the words on a screenshot with Tesseract (keeping each word's box), runs plain
 regex and keyword detectors over the lines of text, and applies rules to the page URL.
+Any stored image can be read: a tall page is read in overlapping bands and a wide or
+huge one scaled down first (``ocr_bands``), so Tesseract never gets a side it refuses;
+every box is in the original image's pixels.
 Each finding carries the box a redaction must cover; ``prescreen()`` also returns two
 risk scores that order the PII and safety review queues (highest first).
 
@@ -11,6 +14,7 @@ Pure Python, no database: results are dataclasses with ``to_json()`` for a JSONF
 from __future__ import annotations
 
 import io
+import math
 import os
 import re
 import time
@@ -201,24 +205,99 @@ class Result:
 # --- OCR ---------------------------------------------------------------------------
 
 
+# Tesseract refuses a side over 32,767 pixels ("Image too large") and Leptonica a PNG
+# taller than it reads ("Invalid IHDR data"); OCR time grows with the area. A page is
+# therefore read in bands at most OCR_BAND_HEIGHT tall that overlap by OCR_BAND_OVERLAP,
+# so a line cut at one band's edge is whole in the next; an image wider than
+# OCR_MAX_WIDTH, or too tall for OCR_MAX_BANDS bands, is scaled down first.
+OCR_MAX_WIDTH = 4096
+OCR_BAND_HEIGHT = 4096
+OCR_BAND_OVERLAP = 200
+OCR_MAX_BANDS = 40
+# Below this (after scaling) no side can hold a line of text: nothing is read.
+OCR_MIN_SIDE = 8
+
+
+class Band(NamedTuple):
+    """Rows ``top``–``bottom`` of the original image, read at ``scale``; its words are the
+    ones whose middle lies in ``owned_top``–``owned_bottom`` (its share of the overlaps)."""
+
+    top: int
+    bottom: int
+    owned_top: float
+    owned_bottom: float
+    scale: float
+
+
+def ocr_bands(width: int, height: int) -> list[Band]:
+    """How an image of ``width``×``height`` is cut and scaled for OCR: once scaled, no band
+    is wider than ``OCR_MAX_WIDTH`` or (give or take a row) taller than ``OCR_BAND_HEIGHT``,
+    and there are at most ``OCR_MAX_BANDS``. None when no text could fit."""
+    scale = min(1.0, OCR_MAX_WIDTH / width)
+    most_rows = OCR_MAX_BANDS * (OCR_BAND_HEIGHT - OCR_BAND_OVERLAP) + OCR_BAND_OVERLAP
+    scale = min(scale, most_rows / height)
+    if min(width, height) * scale < OCR_MIN_SIDE:
+        return []
+    overlap = OCR_BAND_OVERLAP / scale  # in original rows
+    if height * scale <= OCR_BAND_HEIGHT:
+        return [Band(0, height, 0, height, scale)]
+    count = math.ceil((height - overlap) / (OCR_BAND_HEIGHT / scale - overlap))
+    step = (height - overlap) / count
+    bands = []
+    for i in range(count):
+        top, bottom = round(i * step), min(height, math.ceil(i * step + step + overlap))
+        owned_top = 0 if i == 0 else i * step + overlap / 2
+        owned_bottom = height if i == count - 1 else (i + 1) * step + overlap / 2
+        bands.append(Band(top, bottom, owned_top, owned_bottom, scale))
+    return bands
+
+
 def read_words(image: Image.Image | bytes) -> list[Word]:
-    """The words on ``image`` (a PIL image or encoded image bytes), in reading order."""
+    """The words on ``image`` (a PIL image or encoded image bytes), in reading order, with
+    their boxes in ``image``'s pixels."""
     if isinstance(image, bytes | bytearray | memoryview):
         image = Image.open(io.BytesIO(bytes(image)))
-    if image.mode not in ("RGB", "L"):
-        image = image.convert("RGB")
     # Tesseract's OpenMP threads fight each other on small machines: 3–4× slower without this.
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")
-    data = pytesseract.image_to_data(image, output_type=pytesseract.Output.DICT)
+    words = []
+    for number, band in enumerate(ocr_bands(*image.size)):
+        words += _read_band(image, band, number)
+    return words
+
+
+def _read_band(image: Image.Image, band: Band, number: int) -> list[Word]:
+    part = (
+        image if (band.top, band.bottom) == (0, image.height) else image.crop((0, band.top, image.width, band.bottom))
+    )
+    if part.mode not in ("RGB", "L"):
+        part = part.convert("RGB")
+    size = (max(1, round(part.width * band.scale)), max(1, round(part.height * band.scale)))
+    if size != part.size:
+        part = part.resize(size, Image.Resampling.LANCZOS, reducing_gap=2.0)
+    x_factor, y_factor = image.width / part.width, (band.bottom - band.top) / part.height
+    data = pytesseract.image_to_data(part, output_type=pytesseract.Output.DICT)
     words = []
     for i, text in enumerate(data["text"]):
         text = str(text).strip()
         confidence = float(data["conf"][i])
         if not text or confidence < 0:
             continue
-        box = Box(int(data["left"][i]), int(data["top"][i]), int(data["width"][i]), int(data["height"][i]))
-        line = (int(data["block_num"][i]), int(data["par_num"][i]), int(data["line_num"][i]))
-        words.append(Word(text, confidence / 100, box, *line))
+        left, top = int(data["left"][i]) * x_factor, band.top + int(data["top"][i]) * y_factor
+        right = left + int(data["width"][i]) * x_factor
+        bottom = top + int(data["height"][i]) * y_factor
+        if not band.owned_top <= (top + bottom) / 2 < band.owned_bottom:
+            continue  # read whole by the band next to this one
+        # Rounded outwards: a redaction covers the whole word.
+        box_left, box_top = math.floor(left), math.floor(top)
+        box = Box(
+            box_left,
+            box_top,
+            min(image.width, math.ceil(right)) - box_left,
+            min(image.height, math.ceil(bottom)) - box_top,
+        )
+        # Block numbers restart in every band; lines of different bands must stay apart.
+        block = number * 100_000 + int(data["block_num"][i])
+        words.append(Word(text, confidence / 100, box, block, int(data["par_num"][i]), int(data["line_num"][i])))
     return words
 
 

@@ -20,6 +20,7 @@ from assets import services as assets
 from assets import signals
 from assets.models import Asset, AssetUpload
 from config.errors import DomainError
+from outbox import services as outbox
 
 from .models import ReviewDecision, ReviewItem
 
@@ -49,10 +50,8 @@ def enqueue(*, asset):
 
 def take_new_asset(*, asset, source_url="", **_signal):
     """Every new image, however it arrived, is queued and pre-screened."""
-    from .tasks import prescreen_asset
-
     enqueue(asset=asset)
-    transaction.on_commit(lambda: prescreen_asset.delay(asset.pk, source_url))
+    outbox.enqueue("moderation.tasks.prescreen_asset", asset.pk, source_url)
 
 
 @transaction.atomic

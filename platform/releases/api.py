@@ -53,13 +53,17 @@ class ReleaseDetailSerializer(ReleaseSerializer):
         fields = [*ReleaseSerializer.Meta.fields, "counts", "manifest", "datasheet", "rebuild_check"]
 
 
+# The largest version part and seed the database stores (PositiveIntegerField).
+LARGEST_STORED = 2**31 - 1
+
+
 class ReleaseCreateSerializer(serializers.Serializer):
     name = serializers.SlugField(max_length=80)
     version = serializers.CharField(max_length=40, help_text="major.minor.patch, higher than the name's latest.")
     families = serializers.ListField(child=serializers.ChoiceField(choices=FAMILIES), default=list(FAMILIES))
     qa_states = serializers.ListField(child=serializers.CharField(), default=["accepted"])
     split_strategy = serializers.ChoiceField(choices=Release.SplitStrategy.choices, default="adversarial")
-    seed = serializers.IntegerField(min_value=0, default=0)
+    seed = serializers.IntegerField(min_value=0, max_value=LARGEST_STORED, default=0)
     train_percent = serializers.IntegerField(min_value=1, max_value=100, default=80)
     val_percent = serializers.IntegerField(min_value=0, max_value=99, default=10)
     parent = serializers.IntegerField(required=False, allow_null=True, help_text="Id of a published release.")
@@ -68,6 +72,16 @@ class ReleaseCreateSerializer(serializers.Serializer):
         default=False, help_text="Ship the test answers in the public download instead of the evaluation set only."
     )
     build = serializers.BooleanField(default=True, help_text="Start the build at once.")
+
+    def validate_version(self, value):
+        # The form itself (major.minor.patch) is the service's to check; here, the size.
+        if any(part.isdecimal() and int(part) > LARGEST_STORED for part in value.strip().split(".")):
+            raise serializers.ValidationError(f"Each part of a version is at most {LARGEST_STORED}.")
+        return value
+
+
+class ReleaseFilterSerializer(serializers.Serializer):
+    name = serializers.CharField(required=False, max_length=80, help_text="Only the versions of this dataset.")
 
 
 class ReleaseFileSerializer(serializers.ModelSerializer):
@@ -113,9 +127,13 @@ class ReleaseViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         if getattr(self, "swagger_fake_view", False):
             return Release.objects.none()
         releases = selectors.visible_releases(user=self.request.user)
-        if self.request.query_params.get("name"):
-            releases = releases.filter(name=self.request.query_params["name"])
+        if self.action == "list":
+            releases = releases.filter(**validated(ReleaseFilterSerializer, self.request.query_params))
         return releases
+
+    @extend_schema(parameters=[ReleaseFilterSerializer])
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
 
     def get_serializer_class(self):
         if self.action == "create":

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from config.errors import DomainError
 from corpus.models import QAPair
+from outbox import services as outbox
 
 from .models import FAMILIES, Release
 
@@ -103,9 +104,7 @@ def start_build(*, release):
         release.message = ""
         release.save()
         attempt = release.attempt
-        transaction.on_commit(
-            lambda: tasks.build_release.apply_async(args=[release.pk, attempt], queue=settings.RELEASE_QUEUE)
-        )
+        outbox.enqueue(tasks.build_release, release.pk, attempt, queue=settings.RELEASE_QUEUE)
     return release
 
 
@@ -115,7 +114,7 @@ def request_rebuild_check(*, release):
 
     if not release.is_published:
         raise ReleaseError("Only a published release can be rebuilt and compared.", code="not_published")
-    transaction.on_commit(lambda: tasks.check_rebuild.apply_async(args=[release.pk], queue=settings.RELEASE_QUEUE))
+    outbox.enqueue(tasks.check_rebuild, release.pk, queue=settings.RELEASE_QUEUE)
 
 
 # --- Evaluations ---------------------------------------------------------------------------
@@ -153,7 +152,7 @@ def submit_evaluation(*, release, family, split, predictions, name, public=False
         key = default_storage.save(f"evaluations/{release.pk}/{run.pk}/predictions.json", ContentFile(predictions))
         Evaluation.objects.filter(pk=run.pk).update(predictions_key=key)
         run.predictions_key = key
-        transaction.on_commit(lambda: tasks.run_evaluation.apply_async(args=[run.pk], queue=settings.RELEASE_QUEUE))
+        outbox.enqueue(tasks.run_evaluation, run.pk, queue=settings.RELEASE_QUEUE)
     return run
 
 

@@ -139,6 +139,45 @@
   }
 
   // --- Uploads -----------------------------------------------------------------------
+  // Each screen gets a fresh Idempotency-Key, sent again unchanged when the upload is
+  // retried (no answer, or the server busy): the server then answers with the screen the
+  // first attempt made instead of making a second one.
+  var UPLOAD_ATTEMPTS = 5;
+
+  function newKey() {
+    if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+    var bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+  }
+
+  function later(seconds) {
+    return new Promise(function (resolve) { setTimeout(resolve, seconds * 1000); });
+  }
+
+  function retryable(status) {
+    return status === 502 || status === 503 || status === 504;
+  }
+
+  // Resolves to { ok, json } for an answer the server meant; rejects when none came.
+  function send(body, key, attempt) {
+    return fetch("/api/v1/screens/", {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "X-CSRFToken": csrf, "Idempotency-Key": key },
+      body: body,
+    }).then(function (response) {
+      if (retryable(response.status) && attempt < UPLOAD_ATTEMPTS) {
+        var wait = Number(response.headers.get("Retry-After")) || Math.pow(2, attempt);
+        return later(Math.min(wait, 30)).then(function () { return send(body, key, attempt + 1); });
+      }
+      return response.json().then(function (json) { return { ok: response.ok, json: json }; });
+    }, function (error) {
+      if (attempt >= UPLOAD_ATTEMPTS) throw error;
+      return later(Math.pow(2, attempt)).then(function () { return send(body, key, attempt + 1); });
+    });
+  }
+
   function upload(files) {
     showError("");
     Array.prototype.forEach.call(files, function (file) {
@@ -151,10 +190,7 @@
       body.append("assignment", config.assignment);
       var placeholder = { screen: null };
       screens.push(placeholder);
-      fetch("/api/v1/screens/", { method: "POST", credentials: "same-origin", headers: { "X-CSRFToken": csrf }, body: body })
-        .then(function (response) {
-          return response.json().then(function (json) { return { ok: response.ok, json: json }; });
-        })
+      send(body, newKey(), 1)
         .then(function (result) {
           var index = screens.indexOf(placeholder);
           if (!result.ok) {

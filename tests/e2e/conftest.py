@@ -37,11 +37,19 @@ def browser(playwright):
 
 @pytest.fixture
 def page(browser):
+    """A page in a fresh context. Any Content-Security-Policy violation the platform's
+    pages cause (a blocked script, style or image) fails the test that saw it."""
     context = browser.new_context()
     page = context.new_page()
     page.set_default_timeout(15000)
+    violations = []
+    page.on(
+        "console",
+        lambda message: violations.append(message.text) if "Content Security Policy" in message.text else None,
+    )
     yield page
     context.close()
+    assert violations == [], violations
 
 
 def log_in(page, base_url, username, password):

@@ -70,15 +70,57 @@ def svg_bytes():
     return b'<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"></svg>\n'
 
 
-def huge_png(width=30000, height=30000):
-    """A valid 1-bit PNG of ``width``×``height`` pixels, all black, written by hand in a
-    few hundred kilobytes: Pillow would need 900 MB to make (or decode) it."""
+def handmade_png(width, height, *, bit_depth=8, colour_type=2, row=None, rows=None, level=9):
+    """A valid PNG written by hand, without Pillow ever holding its pixels, so that images
+    far too large to decode cost a test little. Every row is ``row`` (the filter byte
+    and the packed samples; all zeros by default) unless ``rows`` maps a row number to
+    other bytes. ``colour_type`` is PNG's: 0 grey, 2 RGB, 6 RGBA."""
 
     def chunk(kind, data):
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
-    compressor = zlib.compressobj(9)
-    row = b"\x00" * (1 + (width + 7) // 8)  # filter byte, then the packed bits
-    pixels = b"".join(compressor.compress(row) for _ in range(height)) + compressor.flush()
-    header = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)  # 1-bit greyscale
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    channels = {0: 1, 2: 3, 4: 2, 6: 4}[colour_type]
+    row = row if row is not None else b"\x00" * (1 + (width * channels * bit_depth + 7) // 8)
+    rows = rows or {}
+    compressor = zlib.compressobj(level)
+    parts, done, batch = [], 0, max(1, (4 << 20) // len(row))
+    for special in sorted(rows) + [height]:
+        while done < special:  # runs of plain rows, compressed a few MB at a time
+            count = min(batch, special - done)
+            parts.append(compressor.compress(row * count))
+            done += count
+        if special < height:
+            parts.append(compressor.compress(rows[special]))
+            done += 1
+    parts.append(compressor.flush())
+    header = struct.pack(">IIBBBBB", width, height, bit_depth, colour_type, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", b"".join(parts)) + chunk(b"IEND", b"")
+
+
+def huge_png(width=30000, height=30000):
+    """A valid 1-bit PNG of ``width``×``height`` pixels, all black, in a few hundred
+    kilobytes: Pillow would need 900 MB to make (or decode) it."""
+    return handmade_png(width, height, bit_depth=1, colour_type=0)
+
+
+def strip_png():
+    """The worst case for a decoder: a 95 KB PNG of 1×49,000,000 pixels (under the
+    50-megapixel limit), which inflates to 98 MB of rows."""
+    return handmade_png(1, 49_000_000, bit_depth=8, colour_type=0)
+
+
+def rgba_square_png():
+    """A 7000×7100 RGBA PNG of a few hundred KB: 49.7 megapixels (under the pixel limit)
+    that decode to 199 MB."""
+    return handmade_png(7000, 7100, colour_type=6)
+
+
+def full_page_png(width=1280, height=30000):
+    """A full-page RGB screenshot, ``width``×``height``: white, with a blue header bar
+    and a grey rule every 1000 rows."""
+    white = b"\x00" + b"\xff" * (width * 3)
+    bar = b"\x00" + bytes((40, 90, 160)) * width
+    rule = b"\x00" + b"\x80" * (width * 3)
+    rows = {y: bar for y in range(min(height, 80))}
+    rows.update({y: rule for y in range(1000, height, 1000)})
+    return handmade_png(width, height, row=white, rows=rows, level=6)

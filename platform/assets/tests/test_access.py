@@ -136,7 +136,7 @@ def test_an_oversized_body_is_refused_from_its_declared_length(rater, api_for, m
         format="multipart",
         CONTENT_LENGTH=str(50 * 1024 * 1024),
     )
-    error = api_error(response, 400, "file_too_large")
+    error = api_error(response, 413, "file_too_large")
     assert "50.0 MB" in error["message"]
     assert Asset.objects.count() == 0 and stored_files(media) == []
 

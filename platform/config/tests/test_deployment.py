@@ -143,3 +143,11 @@ def test_static_files_collect_with_the_production_storage(tmp_path):
     result = _manage("collectstatic", "--noinput", env=env)
     assert result.returncode == 0, result.stderr[-2000:]
     assert (tmp_path / "static" / "staticfiles.json").exists()
+
+
+def test_pages_carry_a_content_security_policy(client):
+    policy = client.get("/accounts/login/")["Content-Security-Policy"]
+    directives = dict(part.strip().split(" ", 1) for part in policy.split(";"))
+    assert directives["script-src"] == "'self'"  # no inline script without this response's nonce
+    assert directives["object-src"] == "'none'" and directives["frame-ancestors"] == "'none'"
+    assert "'unsafe-eval'" not in policy

@@ -5,10 +5,15 @@ import io
 import json
 import os
 
+import pytesseract
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
+from moderation import prescreen as prescreen_module
 from moderation.prescreen import (
+    OCR_BAND_HEIGHT,
+    OCR_MAX_BANDS,
+    OCR_MAX_WIDTH,
     Box,
     Line,
     Word,
@@ -16,6 +21,7 @@ from moderation.prescreen import (
     find_unsafe_text,
     find_unsafe_url,
     find_url_rules,
+    ocr_bands,
     prescreen,
     read_words,
 )
@@ -348,3 +354,92 @@ def test_blocked_domain_matches_subdomains_but_not_lookalikes():
 def test_safety_keywords_by_category():
     findings = find_unsafe_text([text_line("Talking about Self-Harm and NSFW posts"), text_line("Tea gardens")])
     assert sorted((f.kind, f.text) for f in findings) == [("adult", "NSFW"), ("self_harm", "Self-Harm")]
+
+
+# --- Any stored image: tall, wide or absurd -----------------------------------------
+
+
+@pytest.fixture
+def ocr_calls(monkeypatch):
+    """The size of every image handed to Tesseract; fails on one it would refuse."""
+    sizes, image_to_data = [], pytesseract.image_to_data
+
+    def spy(image, *args, **kwargs):
+        sizes.append(image.size)
+        assert max(image.size) <= 32767, f"Tesseract refuses {image.size}"
+        return image_to_data(image, *args, **kwargs)
+
+    monkeypatch.setattr(prescreen_module.pytesseract, "image_to_data", spy)
+    return sizes
+
+
+def tall_page(size, texts, font_size=22):
+    """A white page of ``size`` with each of ``texts`` (y → text) drawn at x=40; returns
+    the image and each text's ink box."""
+    image = Image.new("RGB", size, "white")
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.truetype(FONT, font_size)
+    boxes = {}
+    for y, text in texts.items():
+        draw.text((40, y), text, font=font, fill="black")
+        left, top, right, bottom = draw.textbbox((40, y), text, font=font)
+        boxes[text] = Box(left, top, right - left, bottom - top)
+    return image, boxes
+
+
+@pytest.mark.parametrize(
+    "size", [(1280, 800), (1280, 30000), (600, 40000), (9000, 700), (32000, 800), (200, 2_000_000)]
+)
+def test_bands_cover_the_image_once_within_tesseracts_limits(size):
+    width, height = size
+    bands = ocr_bands(width, height)
+    assert 1 <= len(bands) <= OCR_MAX_BANDS
+    assert bands[0].owned_top == 0 and bands[-1].owned_bottom == height and bands[-1].bottom == height
+    for band, following in zip(bands, bands[1:], strict=False):
+        assert band.owned_bottom == following.owned_top  # every row belongs to one band
+        assert following.top < band.bottom  # and consecutive bands overlap
+    for band in bands:
+        assert band.top <= band.owned_top < band.owned_bottom <= band.bottom
+        assert round(width * band.scale) <= OCR_MAX_WIDTH
+        assert (band.bottom - band.top) * band.scale <= OCR_BAND_HEIGHT + 1
+
+
+def test_a_full_page_is_read_in_bands_and_a_strip_not_at_all():
+    assert len(ocr_bands(1280, 800)) == 1 and ocr_bands(1280, 800)[0].scale == 1
+    assert len(ocr_bands(1280, 30000)) == 8
+    assert ocr_bands(1, 49_000_000) == []  # no line of text fits in one pixel
+
+
+def test_a_page_taller_than_tesseract_takes_is_read_with_boxes_in_its_own_pixels(ocr_calls):
+    bands = ocr_bands(600, 40000)
+    on_the_edge = bands[1].top + 60  # inside the overlap of the first two bands
+    image, boxes = tall_page(
+        (600, 40000),
+        {100: "Northwind Outfitters", on_the_edge: "Sign out", 39_900: "Mail: maria_lopez@example.com"},
+    )
+    result = prescreen(image)
+    assert len(ocr_calls) == len(bands) > 1
+    sign_out = [f for f in result.findings if f.kind == "signed_in"]
+    assert len(sign_out) == 1  # read in both bands, kept once
+    assert_covers(sign_out[0].box, boxes["Sign out"])
+    email = only(result.findings, "email")
+    assert "@example.com" in email.text
+    assert email.box.top > 39_800  # in the original's pixels, not the band's
+    assert email.box.left < boxes["Mail: maria_lopez@example.com"].right
+
+
+def test_a_very_wide_image_is_scaled_down_and_its_boxes_scaled_back(ocr_calls):
+    image, boxes = tall_page((9000, 700), {300: "Contact maria_lopez@example.com today"}, font_size=48)
+    result = prescreen(image)
+    assert [size[0] for size in ocr_calls] == [OCR_MAX_WIDTH]
+    email = only(result.findings, "email")
+    text = boxes["Contact maria_lopez@example.com today"]
+    assert text.left <= email.box.left < text.right and text.top - 10 <= email.box.top <= text.top + 20
+    assert email.box.width > 400  # about 600 pixels of the original, not 270 of the copy
+
+
+def test_a_strip_no_text_fits_in_is_not_handed_to_tesseract(ocr_calls):
+    strip = Image.new("L", (2, 200_000), 255)
+    result = prescreen(strip, url="https://mail.google.com/")
+    assert ocr_calls == [] and result.words == 0
+    assert [f.kind for f in result.findings] == ["url"]  # the URL rules still apply
