@@ -24,7 +24,7 @@ from assets.api import (
     idempotency_key,
 )
 from config.api import WriteThrottle, url_id, validated
-from config.errors import NotFound
+from config.errors import DomainError, NotFound
 from corpus.models import Category, Evidence, ImageSource, QAPair, Screen, Site, Snippet, Trace, TraceStep
 from hits.errors import AssignmentClosed, NotYourAssignment
 from hits.models import Assignment
@@ -98,7 +98,10 @@ class ScreenViewSet(UploadEndpoint, mixins.CreateModelMixin, mixins.DestroyModel
         if not self.request.user.has_role(Role.REVIEWER):
             queryset = queryset.filter(author=self.request.user)
         if self.request.query_params.get("assignment"):
-            queryset = queryset.filter(assignment_id=self.request.query_params["assignment"])
+            assignment = self.request.query_params["assignment"]
+            if not assignment.isdigit():
+                raise DomainError(f"?assignment= takes an assignment id (a number), not {assignment!r}.")
+            queryset = queryset.filter(assignment_id=int(assignment))
         return queryset
 
     @extend_schema(

@@ -70,3 +70,13 @@ def test_a_pool_import_source_no_file_system_or_bucket_could_name_is_a_field_err
     response = api_for(admin_user).post("/api/v1/pool-imports/", {"kind": "images", "source": source}, format="json")
     error = api_error(response, 400, "invalid")
     assert set(error["fields"]) == {"source"} and says in " ".join(error["fields"]["source"])
+
+
+def test_list_filters_refuse_what_they_cannot_look_up(rater, api_for):
+    client = api_for(rater)
+    wrong = client.get("/api/v1/screens/?assignment=abc")
+    assert wrong.status_code == 400 and "takes an assignment id" in wrong.json()["error"]["message"]
+    for url in ("/api/v1/screens/?assignment=%00", "/api/v1/sites/?category=a%00b", "/api/v1/qa-pairs/?state=%00",
+                "/api/v1/snippets/?topic=x%00"):  # fmt: skip
+        refused = client.get(url)
+        assert refused.status_code == 400 and "NUL" in refused.json()["error"]["message"], url

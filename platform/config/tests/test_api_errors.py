@@ -29,7 +29,7 @@ def test_the_errors_an_operation_can_give_follow_from_its_schema():
     page, worker, path_id = ({"in": "query", "name": "page"}, {"in": "query", "name": "worker"},
                              {"in": "path", "name": "id"})  # fmt: skip
     assert error_statuses("get", {**signed_in}) == [401, 403, 429]
-    assert error_statuses("get", {**signed_in, "parameters": [page]}) == [401, 403, 404, 414, 429]
+    assert error_statuses("get", {**signed_in, "parameters": [page]}) == [400, 401, 403, 404, 414, 429]
     assert error_statuses("get", {**signed_in, "parameters": [page, worker]}) == [400, 401, 403, 404, 414, 429]
     assert error_statuses("post", {**signed_in, "parameters": [path_id]}) == [400, 401, 403, 404, 409, 414, 429]
     assert error_statuses("post", {**signed_in, "requestBody": {}}) == [400, 401, 403, 404, 409, 415, 429]
