@@ -13,14 +13,20 @@ pytestmark = pytest.mark.django_db
     ("query", "field"),
     [
         ("mining-runs/?job=dig", "job"),
-        ("mining-runs/?state=%00", "state"),
+        ("mining-runs/?state=running-ish", "state"),
         ("distractors/?kind=sound", "kind"),
-        ("reasoning-checks/?state=closed%00", "state"),
+        ("reasoning-checks/?state=closed", "state"),
     ],
 )
 def test_a_filter_outside_its_choices_is_a_field_error(reviewer, api_for, query, field):
     error = api_error(api_for(reviewer).get(f"/api/v1/{query}"), 400, "invalid")
     assert set(error["fields"]) == {field}
+
+
+@pytest.mark.parametrize("query", ["mining-runs/?state=%00", "reasoning-checks/?state=closed%00"])
+def test_a_nul_in_a_filter_is_refused_before_any_view(reviewer, api_for, query):
+    error = api_error(api_for(reviewer).get(f"/api/v1/{query}"), 400, "invalid")
+    assert "NUL" in error["message"]
 
 
 def test_filters_still_filter(reviewer, admin_user, api_for):
