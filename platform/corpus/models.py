@@ -36,10 +36,16 @@ class Site(models.Model):
 
     category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="sites")
     name = models.CharField(max_length=120)
-    url = models.URLField(help_text="Where raters start, usually the home page.")
+    url = models.URLField(
+        help_text="The site's homepage: where raters start, and where every navigation episode on it begins."
+    )
     host = models.CharField(max_length=255, editable=False, help_text="Pages on this host count as this site.")
     active = models.BooleanField(default=True)
     notes = models.TextField(blank=True, help_text="Hints for raters, e.g. which pages have good material.")
+    graph_built_at = models.DateTimeField(null=True, blank=True, editable=False)
+    graph_traces = models.PositiveIntegerField(
+        default=0, editable=False, help_text="Recorded traces that fed the navigation graph."
+    )
 
     def save(self, *args, **kwargs):
         self.host = host_of(self.url)
@@ -144,6 +150,10 @@ class TraceStep(models.Model):
     )
     clickables = models.JSONField(default=list, blank=True, help_text="The page's visible clickable elements.")
     html_key = models.CharField(max_length=255, blank=True, help_text="Storage key of the page's HTML, when recorded.")
+    full_page = models.BooleanField(
+        default=False,
+        help_text="The screenshot shows the whole page, and boxes are relative to the page's top left corner.",
+    )
 
     def __str__(self):
         return f"step {self.position} of trace {self.trace_id}"
@@ -200,6 +210,7 @@ class QAPair(models.Model):
         SINGLE_SCREEN = "single_screen", "Single screen"
         MULTI_SCREEN = "multi_screen", "Multi screen"
         TRACE = "trace", "Trace"
+        NAVIGATION = "navigation", "Navigation"
         IMAGE = "image", "Images"
         TEXT = "text", "Text snippets"
 
@@ -416,3 +427,71 @@ class ReferenceAnswer(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["reference_set", "worker"], name="one_reference_answer_per_worker")
         ]
+
+
+class NavPage(models.Model):
+    """A page of a site's navigation graph: a distinct URL (without fragment) that
+    recorded traces visited, with the screenshot that shows it. Its number is kept across
+    rebuilds of the graph, so its id (``<site>_<number>``) stays the same."""
+
+    site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="nav_pages")
+    number = models.PositiveIntegerField()
+    url = models.URLField(max_length=2000)
+    title = models.CharField(max_length=500, blank=True)
+    step = models.ForeignKey(
+        TraceStep, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        help_text="The step whose screenshot is the page's observation (a full-page one when there is one).",
+    )  # fmt: skip
+    traces = models.PositiveIntegerField(default=0, help_text="Recorded traces that visited the page.")
+    depth = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Clicks from the homepage on a shortest path; empty when unreachable."
+    )
+
+    def __str__(self):
+        return f"{self.site.host}_{self.number}: {self.url}"
+
+    class Meta:
+        ordering = ["site", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["site", "number"], name="nav_page_number_unique"),
+            models.UniqueConstraint(fields=["site", "url"], name="nav_page_url_unique"),
+        ]
+
+
+class NavEdge(models.Model):
+    """A way from one page to another: a recorded click or submit, or a recorded link
+    that resolves to a page of the graph. The box is on ``step``'s screenshot."""
+
+    site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="nav_edges")
+    source = models.ForeignKey(NavPage, on_delete=models.CASCADE, related_name="edges_out")
+    destination = models.ForeignKey(NavPage, on_delete=models.CASCADE, related_name="edges_in")
+    text = models.CharField(max_length=500, blank=True, help_text="The button's text, alt text or label.")
+    clickable = models.JSONField(default=dict, help_text="The element: tag, text, alt, href, bbox, selector.")
+    step = models.ForeignKey(TraceStep, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    clicked = models.BooleanField(default=False, help_text="A rater was recorded clicking it (not only a link).")
+
+    def __str__(self):
+        return f"{self.source_id} → {self.destination_id}"
+
+    class Meta:
+        ordering = ["source", "destination", "text"]
+        constraints = [
+            models.UniqueConstraint(fields=["source", "destination", "text"], name="nav_edge_unique"),
+        ]
+
+
+class Episode(models.Model):
+    """A navigation question (WebVLN): start at the site's homepage, reach the target page,
+    answer there. The path is the shortest one over the graph when it was written."""
+
+    qa_pair = models.OneToOneField(QAPair, on_delete=models.CASCADE, related_name="episode")
+    site = models.ForeignKey(Site, on_delete=models.PROTECT, related_name="episodes")
+    target_url = models.URLField(max_length=2000)
+    path = models.JSONField(help_text="Page URLs from the homepage to the target.")
+    description = models.TextField(help_text="What the target page shows (the instruction's description of it).")
+
+    def __str__(self):
+        return f"episode of QA pair {self.qa_pair_id}"
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=~Q(description=""), name="episode_has_description")]
