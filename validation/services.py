@@ -41,6 +41,17 @@ PROBLEMS = {
     "follows_guidelines": "the question does not follow the guidelines",
     "sources_needed": "not every cited source is needed, or two repeat each other",
 }
+# A navigation episode is checked on the same three questions, asked of its parts: the
+# target page and answer, the path from the homepage, and the description of the target.
+EPISODE_PROBLEMS = {
+    "answer_correct": "the target page does not answer the question, or the answer is wrong",
+    "follows_guidelines": "the path is not a reasonable way to reach the target page",
+    "sources_needed": "the description does not match the target page",
+}
+
+
+def problems_of(family):
+    return EPISODE_PROBLEMS if family == QAPair.Family.WEBVLN else PROBLEMS
 
 
 # --- Qualification tests -------------------------------------------------------------------
@@ -275,18 +286,19 @@ def _decide(validation, judgements, *, accepted):
     if pair.state == QAPair.State.PENDING_VALIDATION:
         # A pair rejected meanwhile (e.g. its screen failed review) stays rejected.
         state = QAPair.State.ACCEPTED if accepted else QAPair.State.REJECTED
-        corpus.decide_pair(qa_pair=pair, state=state, reason="" if accepted else rejection_reason(judgements))
+        reason = "" if accepted else rejection_reason(judgements, problems=problems_of(pair.family))
+        corpus.decide_pair(qa_pair=pair, state=state, reason=reason)
     quality.count_decision(judgements=judgements, pair=pair, accepted=accepted)
     quality.recompute_agreement_later(batch_ids={validation_batch_id(validation), pair_batch_id(pair)})
 
 
-def rejection_reason(judgements):
+def rejection_reason(judgements, problems=PROBLEMS):
     """The problems the rejecting validators found, in words for the pair's author."""
     rejecting = [j for j in judgements if not j.accept]
     found = [
-        text for key, text in PROBLEMS.items() if sum(not getattr(j, key) for j in rejecting) * 2 >= len(rejecting)
+        text for key, text in problems.items() if sum(not getattr(j, key) for j in rejecting) * 2 >= len(rejecting)
     ]
-    reason = f"{len(rejecting)} of {len(judgements)} validators rejected it: " + "; ".join(found or PROBLEMS.values())
+    reason = f"{len(rejecting)} of {len(judgements)} validators rejected it: " + "; ".join(found or problems.values())
     comments = [j.comment for j in rejecting if j.comment]
     if comments:
         reason += ". Their notes: " + " / ".join(comments)

@@ -64,6 +64,23 @@ def trace_screen_for_its_writer(*, user, asset, **_signal):
     return TraceStep.objects.filter(screen__asset=asset, trace_id__in=traces).exists()
 
 
+def site_page_for_its_writer(*, user, asset, **_signal):
+    """Raters writing navigation questions on a site see its recorded pages while they hold
+    (or held) a task on it: a task of a kind that shows its site (``TaskKind.shows_site``)."""
+    from hits import registry
+    from hits.models import Task
+
+    from .models import NavPage
+
+    kinds = [kind.name for kind in registry.all_kinds() if kind.shows_site]
+    if not kinds:
+        return False
+    sites = Task.objects.filter(assignments__worker=user, batch__kind__in=kinds).values(
+        site=Cast(KT("payload__site"), BigIntegerField())
+    )
+    return NavPage.objects.filter(step__screen__asset=asset, site_id__in=sites).exists()
+
+
 def pool_image_for_workers(*, user, asset, **_signal):
     """Pool images are published pictures (e.g. from Wikipedia): every signed-in worker may
     see them, as the image tasks show them to whoever takes the task."""

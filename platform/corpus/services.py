@@ -3,7 +3,7 @@ evidence, and what follows a review decision on an asset the records cite."""
 
 from django.db import transaction
 
-from .models import Evidence, QAPair, Screen
+from .models import Episode, Evidence, QAPair, Screen
 from .signals import pair_decided, pairs_written
 
 EVIDENCE_FIELDS = {"screen", "step", "image_id", "snippet_id", "fact", "url", "note"}
@@ -17,7 +17,8 @@ def write_pairs(*, assignment, pairs, kind=None):
     ``pairs`` is a list of dicts of ``QAPair`` fields (``question``, ``answer`` …) with an
     ``evidence`` list of dicts naming one source each: ``screen`` (and ``step`` for a
     trace), ``image_id``, ``snippet_id``, or ``fact`` with its ``url``; any may carry a
-    ``note``. ``kind`` (the task kind writing them) gives each pair the family and split
+    ``note``; a navigation question has an ``episode`` dict (``Episode`` fields but the
+    pair). ``kind`` (the task kind writing them) gives each pair the family and split
     kind it declares. The author is the assignment's worker. Meant to run inside the
     submission's transaction: a refused piece of evidence (the database checks that each
     names exactly one source) rolls the whole submission back.
@@ -28,7 +29,10 @@ def write_pairs(*, assignment, pairs, kind=None):
         if kind is not None:
             fields.update(_declared_by(kind, fields))
         pieces = fields.pop("evidence")
+        episode = fields.pop("episode", None)
         qa_pair = QAPair.objects.create(author_id=assignment.worker_id, assignment=assignment, **fields)
+        if episode is not None:
+            Episode.objects.create(qa_pair=qa_pair, **episode)
         for position, piece in enumerate(pieces):
             unknown = set(piece) - EVIDENCE_FIELDS
             if unknown:
@@ -82,3 +86,18 @@ def reject_pairs_citing(*, asset, reason, **_signal):
     QAPair.objects.filter(evidence__screen__asset=asset).exclude(state=QAPair.State.REJECTED).update(
         state=QAPair.State.REJECTED, state_reason=f"A screen it uses was rejected in review: {reason}"
     )
+
+
+def regraph_sites_showing(*, asset=None, replacement=None, **_signal):
+    """A screenshot cleared, redacted or rejected changes the navigation graphs of the sites
+    whose trace steps show it: each is rebuilt by a job."""
+    from django.utils import timezone
+
+    from outbox.services import enqueue
+
+    from .models import Site, TraceStep, host_of
+
+    urls = TraceStep.objects.filter(screen__asset=asset or replacement).values_list("url", flat=True).distinct()
+    hosts = {host_of(url) for url in urls}
+    for site_id in Site.objects.filter(host__in=hosts - {""}).values_list("pk", flat=True):
+        enqueue("corpus.rebuild_site_graph", site_id, timezone.now().isoformat())

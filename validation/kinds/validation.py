@@ -11,6 +11,16 @@ from hits.models import Task
 from ..errors import OwnPair
 from ..services import record_judgement
 
+CRITERIA = {
+    "answer_correct": "Is the answer correct according to the sources?",
+    "follows_guidelines": "Does the question follow the guidelines (needs the sources, takes reasoning, no personal data)?",
+    "sources_needed": "Is every source needed, with none repeating what another says?",
+}
+EPISODE_CRITERIA = {
+    "answer_correct": "Does the target page (the last screenshot) answer the question, and is the answer right?",
+    "follows_guidelines": "Is the path a reasonable way to get from the homepage to the target page?",
+    "sources_needed": "Does the description match the target page?",
+}
 YES_NO = {"required": "Answer yes or no.", "invalid": "Answer yes or no."}
 MAX_VARIANTS = 5
 
@@ -78,8 +88,17 @@ class Validation(TaskKind):
         return data
 
     def page_context(self, *, assignment):
-        pair = QAPair.objects.select_related("category", "trace").get(pk=assignment.task.payload["qa_pair"])
-        return {"pair": pair, "evidence": evidence_of(pair), "needs_sentence": pair.family == QAPair.Family.WEBQA}
+        pair = QAPair.objects.select_related("category", "trace", "episode__site").get(
+            pk=assignment.task.payload["qa_pair"]
+        )
+        episode = getattr(pair, "episode", None)
+        return {
+            "pair": pair,
+            "evidence": evidence_of(pair),
+            "needs_sentence": pair.family == QAPair.Family.WEBQA,
+            "episode": episode,
+            "criteria": EPISODE_CRITERIA if episode is not None else CRITERIA,
+        }
 
     @transaction.atomic
     def on_submitted(self, *, assignment, answer):

@@ -51,6 +51,9 @@ class TaskKind:
     # Its tasks' payloads name a recorded trace (``{"trace": id}``) whose screens the
     # worker sees while holding the task.
     shows_trace: bool = False
+    # Its tasks' payloads name a catalogue site (``{"site": id}``) whose recorded pages
+    # (the screenshots of its navigation graph) the worker sees while holding the task.
+    shows_site: bool = False
     # Its batches are fed by traces that raters record with the extension.
     takes_traces: bool = False
     # The family of tutorial and qualification test that prepares for it (validation's
