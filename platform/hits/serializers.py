@@ -1,5 +1,6 @@
 from decimal import Decimal
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from . import registry
@@ -51,6 +52,29 @@ class BatchSerializer(serializers.ModelSerializer):
         return value
 
 
+# How the browser extension captures each step of a trace recorded for a batch: "" the
+# visible viewport; "stitch" the whole page, scrolled and captured viewport by viewport;
+# "debugger" the whole page in one shot through chrome.debugger (stitched when the rater
+# has not granted that permission). Set in the batch's kind_settings as
+# {"capture": {"full_page": "stitch"}}.
+FULL_PAGE_MODES = {"": "viewport", "stitch": "stitch", "debugger": "debugger"}
+
+
+def full_page_mode(kind_settings):
+    """The batch's full-page capture mode; anything unknown is the viewport ("")."""
+    capture = kind_settings.get("capture") if isinstance(kind_settings, dict) else None
+    mode = capture.get("full_page") if isinstance(capture, dict) else None
+    return mode if isinstance(mode, str) and mode in FULL_PAGE_MODES else ""
+
+
+class CaptureSettingSerializer(serializers.Serializer):
+    full_page = serializers.ChoiceField(
+        choices=list(FULL_PAGE_MODES.items()),
+        help_text='"" captures the viewport; "stitch" the whole page, viewport by viewport; "debugger" the whole '
+        "page in one shot with chrome.debugger where the rater granted it (stitched otherwise).",
+    )
+
+
 class AvailableBatchSerializer(serializers.Serializer):
     """An open batch as one worker sees it."""
 
@@ -68,8 +92,17 @@ class AvailableBatchSerializer(serializers.Serializer):
         help_text="Whether the batch's tasks are traces recorded with the browser extension."
     )
 
+    capture = serializers.SerializerMethodField(
+        help_text="How the browser extension captures a trace's steps for this batch (the batch's "
+        "`kind_settings.capture`): the viewport, or the whole page with boxes relative to its top left corner."
+    )
+
     def get_takes_traces(self, row) -> bool:
         return bool(row["kind"] and row["kind"].takes_traces)
+
+    @extend_schema_field(CaptureSettingSerializer)
+    def get_capture(self, row):
+        return {"full_page": full_page_mode(row["batch"].kind_settings)}
 
 
 class TasksInSerializer(serializers.Serializer):
