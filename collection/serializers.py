@@ -131,6 +131,12 @@ class StepInSerializer(serializers.Serializer):
     action = ActionSerializer()
     clickables = TargetSerializer(many=True, required=False, default=list, max_length=2000)
     html = serializers.CharField(required=False, allow_blank=True, max_length=5_000_000, trim_whitespace=False)
+    full_page = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="The screenshot shows the whole page, and every box is relative to the page's top left corner "
+        "(not the viewport's).",
+    )
 
 
 class TraceStepSerializer(serializers.ModelSerializer):
@@ -143,7 +149,7 @@ class TraceStepSerializer(serializers.ModelSerializer):
         model = TraceStep
         fields = [
             "id", "client_id", "position", "screen", "url", "title", "captured_at", "viewport_width", "viewport_height",
-            "device_pixel_ratio", "scroll_x", "scroll_y", "action", "target", "clickables", "thumbnail_url",
+            "device_pixel_ratio", "scroll_x", "scroll_y", "action", "target", "clickables", "full_page", "thumbnail_url",
         ]  # fmt: skip
 
 

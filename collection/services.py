@@ -141,6 +141,7 @@ def add_step(*, trace_id, author, screenshot, step):
                 action=action["type"],
                 target=action.get("target"),
                 clickables=step.get("clickables", []),
+                full_page=step.get("full_page", False),
             )
             if step.get("html"):
                 key = f"traces/{trace.pk}/{stored.client_id}.html"
