@@ -18,8 +18,8 @@ class ReleaseForm(forms.ModelForm):
 
     class Meta:
         model = Release
-        fields = ["name", "families", "qa_states", "split_strategy", "seed", "train_percent", "val_percent",
-                  "parent", "notes", "test_answers_public"]  # fmt: skip
+        fields = ["name", "families", "qa_states", "split_strategy", "webvln_setting", "seed", "train_percent",
+                  "val_percent", "parent", "notes", "test_answers_public"]  # fmt: skip
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -69,6 +69,7 @@ class ReleaseAdmin(admin.ModelAdmin):
             split_strategy=data["split_strategy"], seed=data["seed"], train_percent=data["train_percent"],
             val_percent=data["val_percent"], parent=data.get("parent"), notes=data["notes"], created_by=request.user,
             test_answers_public=data.get("test_answers_public", False),
+            webvln_setting=data.get("webvln_setting", "seen"),
         )  # fmt: skip
         obj.pk = release.pk
 

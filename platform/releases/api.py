@@ -42,7 +42,8 @@ class ReleaseSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Release
-        fields = ["id", "url", "name", "version", "state", "families", "qa_states", "split_strategy", "seed",
+        fields = ["id", "url", "name", "version", "state", "families", "qa_states", "split_strategy",
+                  "webvln_setting", "seed",
                   "train_percent", "val_percent", "parent", "notes", "test_answers_public", "progress", "message",
                   "snapshot_at",
                   "published_at", "created_at"]  # fmt: skip
@@ -63,6 +64,10 @@ class ReleaseCreateSerializer(serializers.Serializer):
     families = serializers.ListField(child=serializers.ChoiceField(choices=FAMILIES), default=list(FAMILIES))
     qa_states = serializers.ListField(child=serializers.CharField(), default=["accepted"])
     split_strategy = serializers.ChoiceField(choices=Release.SplitStrategy.choices, default="adversarial")
+    webvln_setting = serializers.ChoiceField(
+        choices=Release.WebVLNSetting.choices, default="seen",
+        help_text="seen: every website in every split, episodes split (WebVLN-v1); unseen: whole websites per split.",
+    )  # fmt: skip
     seed = serializers.IntegerField(min_value=0, max_value=LARGEST_STORED, default=0)
     train_percent = serializers.IntegerField(min_value=1, max_value=100, default=80)
     val_percent = serializers.IntegerField(min_value=0, max_value=99, default=10)

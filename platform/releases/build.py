@@ -25,7 +25,7 @@ from .formats.gold import GoldWriter
 from .formats.records import EXTENSIONS, RecordsWriter
 from .formats.webqa import WebQAImages, WebQAWriter, image_id
 from .formats.webvln import WebVLNWriter
-from .models import EVALUATION_FOLDER, SPLITS, Release, ReleaseAsset, ReleaseFile, ReleaseItem
+from .models import EVALUATION_FOLDER, SPLITS, Release, ReleaseAsset, ReleaseFile, ReleaseGraph, ReleaseItem
 from .signals import release_published
 from .snapshot import take_snapshot
 from .storage import ReleaseFiles, delete_prefix
@@ -131,30 +131,23 @@ def write_release(*, release, prefix, progress):
 
     _copy_assets(release, files, progress)
 
-    webvln = WebVLNWriter(
-        files, storage_keys=lambda shas: _storage_keys(release, shas), gold=gold, private_test=private_test
-    )
-    progress(stage="webvln", done=0, total=items.filter(family="webvln").count())
-    site, site_items, done = None, [], 0
-    for item in (
-        items.filter(family="webvln")
-        .order_by("group_key", "guid")
-        .values("group_key", "split", "record")
-        .iterator(chunk_size=500)
-    ):
-        if item["group_key"] != site and site_items:
-            webvln.add_site(site.removeprefix("site:"), site_items)
-            done += len(site_items)
-            progress(stage="webvln", done=done)
-            site_items = []
-        site = item["group_key"]
-        site_items.append(item)
-    if site_items:
-        webvln.add_site(site.removeprefix("site:"), site_items)
+    webvln = WebVLNWriter(files, setting=release.webvln_setting, gold=gold, private_test=private_test)
+    graphs = ReleaseGraph.objects.filter(release=release).order_by("host")
+    progress(stage="webvln", done=0, total=graphs.count())
+    for done, graph in enumerate(graphs.iterator(chunk_size=20), start=1):
+        episodes = (
+            items.filter(family="webvln", record__episode__site=graph.host)
+            .order_by("guid")
+            .values("split", "record")
+            .iterator(chunk_size=500)
+        )
+        webvln.add_site(graph.host, graph.graph, episodes)
+        progress(stage="webvln", done=done)
     webvln.finish()
     gold.finish()
-    if webvln.map is not None or webvln.unreachable:
-        counts["webvln"] = {"episodes": webvln.episode_count, "left_out_unreachable": webvln.unreachable}
+    if webvln.sites:
+        counts["webvln"] = {"setting": release.webvln_setting, "websites": webvln.sites,
+                            "episodes": webvln.episode_count}  # fmt: skip
 
     if release.parent_id:
         progress(stage="diff")
@@ -201,11 +194,6 @@ class _Lookup:
             shas.update(image["sha256"] for image in record["negatives"]["image"])
         rows = ReleaseAsset.objects.filter(release=release, sha256__in=shas).values_list("sha256", "image_index")
         self.image_ids = {sha: image_id(index) for sha, index in rows}
-
-
-def _storage_keys(release, shas):
-    rows = ReleaseAsset.objects.filter(release=release, sha256__in=set(shas)).values_list("sha256", "storage_key")
-    return dict(rows)
 
 
 def _split_counts(release):

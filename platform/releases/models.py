@@ -27,6 +27,10 @@ class Release(models.Model):
         PUBLISHED = "published", "Published"
         FAILED = "failed", "Failed"
 
+    class WebVLNSetting(models.TextChoices):
+        SEEN = "seen", "Seen: every website in train, val and test, episodes split"
+        UNSEEN = "unseen", "Unseen: whole websites per split"
+
     class SplitStrategy(models.TextChoices):
         RANDOM = "random", "Random by group"
         ADVERSARIAL = "adversarial", "Random by group, adversarial answers for color, shape and number"
@@ -38,6 +42,10 @@ class Release(models.Model):
     families = models.JSONField(default=default_families, help_text="Families included: webquest, webqa, webvln.")
     qa_states = models.JSONField(default=default_qa_states, help_text="QA pair states included, e.g. accepted.")
     split_strategy = models.CharField(max_length=12, choices=SplitStrategy.choices, default=SplitStrategy.ADVERSARIAL)
+    webvln_setting = models.CharField(
+        max_length=8, choices=WebVLNSetting.choices, default=WebVLNSetting.SEEN,
+        help_text="How WebVLN episodes are split: by episode over every website (seen), or by website (unseen).",
+    )  # fmt: skip
     seed = models.PositiveIntegerField(default=0, help_text="The same seed and snapshot give the same splits.")
     train_percent = models.PositiveSmallIntegerField(default=80)
     val_percent = models.PositiveSmallIntegerField(default=10)
@@ -103,6 +111,9 @@ class Release(models.Model):
                 condition=Q(split_strategy__in=["random", "adversarial"]), name="release_split_strategy_known"
             ),
             models.CheckConstraint(
+                condition=Q(webvln_setting__in=["seen", "unseen"]), name="release_webvln_setting_known"
+            ),
+            models.CheckConstraint(
                 condition=Q(train_percent__lte=100) & Q(val_percent__lte=100), name="release_percents_in_range"
             ),
         ]
@@ -134,6 +145,26 @@ class ReleaseItem(models.Model):
             # Builds read a release's items in id order, a chunk at a time.
             models.Index(fields=["release", "id"], name="release_item_order"),
         ]
+
+
+class ReleaseGraph(models.Model):
+    """A website's navigation graph as the snapshot froze it: the environment of the
+    release's WebVLN episodes on that site. ``graph`` holds ``homepage`` (a page number
+    or null), ``pages`` (``[{"number", "url", "title", "screen": {sha256, format, width,
+    height}}]``, only pages with a cleared screenshot) and ``edges`` (``[{"source",
+    "destination", "text", "alt", "href_full", "bbox", "screen"}]``, the box on that
+    screen)."""
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="graphs")
+    host = models.CharField(max_length=255)
+    site_id = models.CharField(max_length=255, help_text="The website id in WebVLN's files.")
+    graph = models.JSONField()
+
+    def __str__(self):
+        return f"{self.host} in {self.release}"
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["release", "host"], name="release_graph_once")]
 
 
 class ReleaseAsset(models.Model):

@@ -59,7 +59,7 @@ def check_definition(*, name, version, families, qa_states, train_percent, val_p
 @transaction.atomic
 def create_release(*, name, version, families, qa_states=("accepted",), split_strategy="adversarial", seed=0,
                    train_percent=80, val_percent=10, parent=None, notes="", created_by=None,
-                   test_answers_public=False):  # fmt: skip
+                   test_answers_public=False, webvln_setting="seen"):  # fmt: skip
     """A new release definition (a draft: nothing is built until ``start_build``). Without
     a parent, the latest published version of the same name is the parent."""
     version = parse_version(version) if isinstance(version, str) else tuple(version)
@@ -77,6 +77,7 @@ def create_release(*, name, version, families, qa_states=("accepted",), split_st
         name=name, major=major, minor=minor, patch=patch, families=families, qa_states=qa_states,
         split_strategy=split_strategy, seed=seed, train_percent=train_percent, val_percent=val_percent,
         parent=parent, notes=notes, created_by=created_by, test_answers_public=test_answers_public,
+        webvln_setting=webvln_setting,
     )  # fmt: skip
 
 

@@ -30,6 +30,7 @@ from assets.models import Asset
 from corpus.models import Evidence, QAPair, ReferenceAnswer, TraceStep
 from mining.models import Distractor
 
+from .environments import freeze, rebuild_sites
 from .formats.answers import keyword_fits_domain
 from .models import Release, ReleaseAsset, ReleaseItem
 from .splits import SplitPlan
@@ -42,7 +43,7 @@ IMAGE_FIELDS = ["id", "title", "description", "source_url", "topic", "licence", 
 SNIPPET_FIELDS = ["id", "title", "text", "url"]
 PAIR_FIELDS = ["id", "family", "split_kind", "question", "answer", "answer_type", "keyword_answer", "reasoning_types"]
 PAIR_FIELDS += ["question_category", "category__slug", "trace_id", "image_group_id", "image_group__label", "author_id"]
-PAIR_FIELDS += ["answer_variants"]
+PAIR_FIELDS += ["answer_variants", "episode__site__host", "episode__target_url", "episode__description"]
 STEP_FIELDS = ["trace_id", "position", "action", "target", "url", "title", "captured_at", "clickables"]
 STEP_FIELDS += ["viewport_width", "viewport_height", "device_pixel_ratio", "scroll_x", "scroll_y"]
 STEP_FIELDS += [f"screen__{field}" for field in SCREEN_FIELDS]
@@ -79,6 +80,8 @@ def selected_pairs(release):
 def take_snapshot(*, release, progress):
     """Freezes the pairs ``release`` selects into its items and assets; returns counts."""
     outermost = not connection.in_atomic_block
+    if "webvln" in release.families:
+        rebuild_sites(selected_pairs(release))  # the sites' graphs as their traces are now
     with transaction.atomic():
         if connection.vendor == "postgresql" and outermost:
             with connection.cursor() as cursor:
@@ -86,6 +89,12 @@ def take_snapshot(*, release, progress):
         snapshot_at = timezone.now()
         pairs = selected_pairs(release)
         plan = SplitPlan.make(release=release, pairs=pairs)
+        environment = Shipped()
+        graphs = (
+            freeze(release=release, pairs=pairs, shipped=environment.assets) if "webvln" in release.families else {}
+        )
+        if environment.assets:
+            _store_assets(release, environment.assets.values())
         progress(stage="snapshot", done=0, total=pairs.count(), persist=False)
         excluded, authors, licences = defaultdict(int), set(), set()
         done, last = 0, 0
@@ -94,7 +103,7 @@ def take_snapshot(*, release, progress):
         ):
             last = chunk[-1]["id"]
             items, shipped = [], Shipped()
-            for pair, record_or_reason in _records(chunk, shipped):
+            for pair, record_or_reason in _records(chunk, shipped, graphs):
                 if isinstance(record_or_reason, str):
                     excluded[record_or_reason] += 1
                     continue
@@ -264,7 +273,7 @@ class Shipped:
         return kept
 
 
-def _records(chunk, shipped):
+def _records(chunk, shipped, graphs):
     """``(pair, record)`` for each pair of the chunk, or ``(pair, reason)`` when it is left out."""
     ids = [pair["id"] for pair in chunk]
     evidence, distractors, steps = defaultdict(list), defaultdict(list), defaultdict(list)
@@ -281,7 +290,7 @@ def _records(chunk, shipped):
     for pair in chunk:
         kept = Shipped()
         rows = (evidence[pair["id"]], distractors[pair["id"]], steps.get(pair["trace_id"], []))
-        record = _record(pair, *rows, references.get(pair["id"]), kept)
+        record = _record(pair, *rows, references.get(pair["id"]), kept, graphs)
         if not isinstance(record, str):
             for sha, fields in kept.assets.items():
                 entry = shipped.assets.setdefault(sha, fields)
@@ -304,7 +313,7 @@ def _references(ids):
     return found
 
 
-def _record(pair, evidence_rows, distractor_rows, step_rows, references, kept):
+def _record(pair, evidence_rows, distractor_rows, step_rows, references, kept, graphs):
     webqa = pair["family"] == "webqa"
     evidence = []
     for row in evidence_rows:
@@ -364,7 +373,29 @@ def _record(pair, evidence_rows, distractor_rows, step_rows, references, kept):
         record["reference_answers"] = references[1]
     if pair["answer_variants"]:  # likewise: validators' other ways to write the answer
         record["answer_variants"] = pair["answer_variants"]
+    if record["family"] == "webvln":
+        episode = _episode(pair, graphs)
+        if isinstance(episode, str):
+            return episode
+        record["episode"] = episode
     return _check_family(record) or record
+
+
+def _episode(pair, graphs):
+    """A WebVLN record's episode on its site's frozen graph, or why it has none."""
+    if pair["episode__site__host"] is None:
+        return "webvln_without_episode"
+    graph = graphs.get(pair["episode__site__host"])
+    path = graph.episode_path(pair["episode__target_url"]) if graph is not None else None
+    if path is None:
+        return "episode_target_unreachable"
+    return {
+        "site": graph.host,
+        "website": graph.site_id,
+        "path": [graph.url_id(number) for number in path],
+        "urls": [graph.pages[number]["url"] for number in path],
+        "description": pair["episode__description"],
+    }
 
 
 def _kind_from(evidence, pair):
@@ -403,27 +434,17 @@ def _check_family(record):
             return "missing_keyword_answer"
         if not keyword_fits_domain(webqa_category(record), record["keyword_answer"]):
             return "keyword_outside_answer_domain"
-    if record["family"] == "webvln" and not record["steps"]:
-        return "webvln_without_trace"
     return None
 
 
-def target_step(record):
-    """The trace step a WebVLN episode ends on: the last evidence step, else the last step."""
-    positions = [piece["step"] for piece in record["evidence"] if piece.get("step") is not None]
-    by_position = {step["position"]: step for step in record["steps"]}
-    if positions and positions[-1] in by_position:
-        return by_position[positions[-1]]
-    return record["steps"][-1] if record["steps"] else None
-
-
 def _group_key(pair, record):
-    """Items with the same key stay in one split: one site's navigation graph, one trace's
-    screens, one six-image group, one screenshot, one pool image or snippet."""
-    if record["family"] == "webvln" and record["steps"]:
-        return "site:" + host_of(target_step(record)["url"])
+    """Items with the same key stay in one split: one trace's screens, one WebVLN episode,
+    one six-image group, one screenshot, one pool image or snippet. (WebVLN's websites
+    are split as the release's setting says: ``splits.SplitPlan``.)"""
     if pair["trace_id"]:
         return f"trace:{pair['trace_id']}"
+    if record["family"] == "webvln":
+        return f"episode:{pair['id']}"
     if pair["image_group_id"]:
         return f"image-group:{pair['image_group_id']}"
     first = record["evidence"][0]

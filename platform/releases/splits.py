@@ -1,8 +1,7 @@
 """Deterministic train / val / test splits.
 
 A split is a function of the seed and an item's *group key* (``snapshot._group_key``):
-everything that shares a trace, a six-image group, a site's navigation graph or a
-screenshot shares a key, so it can never straddle two splits. The hash of seed and key
+everything that shares a trace, a six-image group or a screenshot shares a key, so it can never straddle two splits. The hash of seed and key
 decides, so the same snapshot and seed always split the same way, with no state kept.
 
 The adversarial strategy (WebQA's, for ``color``, ``shape`` and ``number`` questions)
@@ -10,6 +9,9 @@ splits those questions by their keyword answer instead: the answer values of eac
 most common first, fill train up to its share; the rarer values go to val and test. So
 the answers a model sees most in train never appear in test. A six-image group follows its
 first closed-class question, keeping its images in one split.
+
+WebVLN episodes are dealt out per website (``webvln_splits``), so that every website is
+in every split (the ``seen`` setting) or each website in one (``unseen``).
 """
 
 import hashlib
@@ -28,21 +30,21 @@ def normalise_keyword(keyword):
 
 
 class SplitPlan:
-    def __init__(self, *, seed, percents, answers=None, group_anchors=None, joined=None):
+    def __init__(self, *, seed, percents, answers=None, group_anchors=None, fixed=None):
         self.seed = seed
         self.percents = percents  # (train, val, test)
         self.answers = answers  # {category: {keyword: split}}, or None when not adversarial
         self.group_anchors = group_anchors or {}  # {image group id: split}
-        self.joined = joined or {}  # {group key: the key it is split with} (joined_groups)
+        self.fixed = fixed or {}  # {group key: split} (webvln_splits)
 
     @classmethod
     def make(cls, *, release, pairs):
         from .snapshot import answer_counts, keyword_answer  # the queries live with the other snapshot reads
 
         percents = (release.train_percent, release.val_percent, release.test_percent)
-        joined = joined_groups(pairs) if "webvln" in release.families else {}
+        fixed = webvln_splits(release=release, pairs=pairs, percents=percents) if "webvln" in release.families else {}
         if release.split_strategy != release.SplitStrategy.ADVERSARIAL:
-            return cls(seed=release.seed, percents=percents, joined=joined)
+            return cls(seed=release.seed, percents=percents, fixed=fixed)
         counts = answer_counts(pairs, ADVERSARIAL_CATEGORIES)
         answers = {
             category: partition_answers(
@@ -61,18 +63,20 @@ class SplitPlan:
         for group, category, keyword in first.iterator(chunk_size=5000):
             if group not in anchors:
                 anchors[group] = answers[category].get(normalise_keyword(keyword), "train")
-        return cls(seed=release.seed, percents=percents, answers=answers, group_anchors=anchors, joined=joined)
+        return cls(seed=release.seed, percents=percents, answers=answers, group_anchors=anchors, fixed=fixed)
 
     def to_json(self):
         return {"answers": self.answers} if self.answers is not None else {}
 
     def split_of(self, *, record, group_key):
+        if group_key in self.fixed:
+            return self.fixed[group_key]
         if record["image_group"] in self.group_anchors:
             return self.group_anchors[record["image_group"]]
         category = record["question_category"]
         if self.answers is not None and record["family"] == "webqa" and category in ADVERSARIAL_CATEGORIES:
             return self.answers[category].get(normalise_keyword(record["keyword_answer"]), "test")
-        return self.by_share(_unit(self.seed, self.joined.get(group_key, group_key)))
+        return self.by_share(_unit(self.seed, group_key))
 
     def by_share(self, unit):
         train, val, _test = self.percents
@@ -106,42 +110,51 @@ def partition_answers(counts, *, seed, percents):
     return splits
 
 
-def joined_groups(pairs):
-    """Group keys that must share a split although they differ: a WebVLN episode is
-    grouped by its site's navigation graph (``site:<host>``), while other questions on
-    the same recorded trace are grouped by the trace (``trace:<id>``); both ship that
-    trace's screens. Sites and traces linked this way form components; each key maps to
-    its component's smallest key. Only keys that map elsewhere are returned."""
-    from django.db.models import OuterRef, Subquery
-    from django.db.models.functions import Coalesce
+def webvln_splits(*, release, pairs, percents):
+    """``{group key: split}`` of the selected WebVLN episodes (and so of the other
+    questions on an episode's trace), by the release's setting:
 
-    from corpus.models import Evidence, TraceStep
+    - ``seen`` (WebVLN-v1's protocol): within each website, the episodes' groups are put
+      in seeded order and dealt to train, val and test by the release's shares, each
+      split getting at least one when the site has a group for each; so every website
+      appears in every split, and no episode in two.
+    - ``unseen``: the websites themselves are dealt out the same way, whole.
+    """
+    from corpus.models import Episode
 
-    from .snapshot import host_of
+    sites = {}
+    rows = Episode.objects.filter(qa_pair__in=pairs.filter(family="webvln")).order_by("qa_pair_id")
+    for pair_id, trace_id, host in rows.values_list("qa_pair_id", "qa_pair__trace_id", "site__host"):
+        key = f"trace:{trace_id}" if trace_id else f"episode:{pair_id}"
+        sites.setdefault(host, {})[key] = True
+    splits = {}
+    if release.webvln_setting == "unseen":
+        order = sorted(sites, key=lambda host: _unit(release.seed, "site", host))
+        for host, split in zip(order, deal(len(order), percents), strict=True):
+            for key in sites[host]:
+                splits.setdefault(key, split)
+        return splits
+    for host in sorted(sites):
+        order = sorted(sites[host], key=lambda key: _unit(release.seed, key))
+        for key, split in zip(order, deal(len(order), percents), strict=True):
+            splits.setdefault(key, split)
+    return splits
 
-    parent = {}
 
-    def find(key):
-        parent.setdefault(key, key)
-        while parent[key] != key:
-            parent[key] = parent[parent[key]]
-            key = parent[key]
-        return key
-
-    # An episode's target page, as snapshot.target_step finds it: its last evidence step,
-    # else its trace's last step.
-    last_evidence = (
-        Evidence.objects.filter(qa_pair=OuterRef("pk"), step__isnull=False).order_by("-position").values("step__url")
-    )
-    last_step = TraceStep.objects.filter(trace=OuterRef("trace_id")).order_by("-position").values("url")
-    episodes = (
-        pairs.filter(family="webvln", trace__isnull=False)
-        .annotate(target=Coalesce(Subquery(last_evidence[:1]), Subquery(last_step[:1])))
-        .order_by("id")
-        .values_list("trace_id", "target")
-    )
-    for trace_id, url in episodes.iterator(chunk_size=5000):
-        if url:
-            first, second = sorted((find(f"trace:{trace_id}"), find("site:" + host_of(url))))
-            parent[second] = first
-    return {key: find(key) for key in list(parent) if find(key) != key}
+def deal(n, percents):
+    """``n`` splits in order, train first: each split's share of ``n``, rounded, and at
+    least one for every split with a share when ``n`` allows it."""
+    shares = dict(zip(("train", "val", "test"), percents, strict=True))
+    wanted = [split for split in ("train", "val", "test") if shares[split]]
+    counts = {split: round(n * shares[split] / 100) for split in ("val", "test")}
+    floor = 0
+    if n >= len(wanted):
+        for split in ("val", "test"):
+            if shares[split]:
+                counts[split] = max(counts[split], 1)
+        floor = 1 if shares["train"] else 0
+    while counts["val"] + counts["test"] > n - floor:
+        larger = "val" if counts["val"] > counts["test"] else "test"
+        counts[larger] -= 1
+    counts["train"] = n - counts["val"] - counts["test"]
+    return ["train"] * counts["train"] + ["val"] * counts["val"] + ["test"] * counts["test"]

@@ -14,6 +14,7 @@ def manifest(*, release, counts, files):
             "families": sorted(release.families),
             "qa_states": sorted(release.qa_states),
             "split_strategy": release.split_strategy,
+            "webvln_setting": release.webvln_setting,
             "seed": release.seed,
             "percents": {"train": release.train_percent, "val": release.val_percent, "test": release.test_percent},
         },
@@ -30,9 +31,29 @@ def _test_answers(release):
         return "This release publishes its test answers: the whole evaluation set is public."
     return (
         "The test split's answers are kept for evaluation: `records/<family>/test.jsonl` has empty\n"
-        "  `answers` and `keyword_answer`, `webvln/seen/test.json` asks each question without its\n"
+        f"  `answers` and `keyword_answer`, `webvln/{release.webvln_setting}/test.json` asks each question without its\n"
         "  answer, and the full files (with `webqa/webqa_test_answer_key.tsv`) are under `evaluation/`,\n"
         "  which only the platform's admins download."
+    )
+
+
+WEBVLN_SETTINGS = {
+    "seen": "seen: every website appears in train, val and test, each episode in one split (WebVLN-v1's "
+    "protocol); the map and the pages are shared by all three",
+    "unseen": "unseen: each website is wholly in one split, so val and test run on websites never seen in training",
+}
+
+
+def _webvln(release, counts):
+    if "webvln" not in release.families:
+        return ""
+    found = counts.get("webvln") or {}
+    return (
+        f"\nWebVLN setting: {WEBVLN_SETTINGS[release.webvln_setting]}. "
+        f"{found.get('websites', 0)} websites, {found.get('episodes', 0)} episodes; an episode's path is the "
+        "shortest path from the website's homepage to its target page, at least two clicks long, over the "
+        "graph of pages recorded on that website, and every episode was checked by two assessors (path, "
+        "answer, description).\n"
     )
 
 
@@ -67,7 +88,7 @@ Snapshot taken {release.snapshot_at:%Y-%m-%d %H:%M} UTC. Parent version: {parent
 Families: {", ".join(FAMILY_NAMES.get(f, f) for f in sorted(release.families))}. QA pair states included:
 {", ".join(sorted(release.qa_states))}. Split strategy: {release.split_strategy} (seed {release.seed};
 {release.train_percent} / {release.val_percent} / {release.test_percent} percent train / val / test).
-
+{_webvln(release, counts)}
 ## Files
 
 - `records/<family>/<split>.jsonl`: every QA pair, one JSON object per line: `id`, `family`,
@@ -83,9 +104,12 @@ Families: {", ".join(FAMILY_NAMES.get(f, f) for f in sorted(release.families))}.
   `imgs.tsv` + `imgs.lineidx` (image_id 30,000,000 + line number) and answer keys
   `webqa_<split>_answer_key.tsv` for WebQA's accuracy scorer. `imgUrl` is the image's path
   in this release.
-- `webvln/` (when the release has WebVLN pairs): `map.json`, `shortest_paths.json`,
-  `seen/{{train,val,test}}.json` and button crops in `imgs/`. Episode `target` is the
-  description the rater gave the target page (its title when there is none).
+- `webvln/` (when the release has WebVLN pairs): `map.json` (every page of every website with
+  its buttons and where they lead), `shortest_paths.json`, `pages.json` (each page id's
+  screenshot under `images/`, with its URL, title and size: full-page where the recording
+  asked for it), `{release.webvln_setting}/{{train,val,test}}.json` (the episodes) and each button cut from
+  its page's screenshot in `imgs/<clickable_id>.png`. An episode's `target` is the
+  description of the target page its author wrote.
 - `diff.json` (when there is a parent): QA pair ids added, removed and changed per split.
 - `manifest.json`: counts, the filters used, and every file with its size, SHA-256 and
   set (`public` or `evaluation`).

@@ -1,270 +1,171 @@
-"""WebVLN's files (FORMATS.md §2), derived from the recorded traces of WebVLN pairs:
-``webvln/map.json`` (every page of every site, with its buttons and where they lead),
-``webvln/shortest_paths.json``, ``webvln/seen/{train,val,test}.json`` (episodes) and a
-crop of every button whose box was recorded, ``webvln/imgs/<clickable_id>.png``.
+"""WebVLN's files (FORMATS.md §2), from the release's frozen website graphs
+(``releases.environments``) and its episodes:
 
-A site's graph: its pages are the distinct URLs (without fragment) that its traces
-visited on its host; an edge is a click or submit that led from one page to the next
-(the step's ``target`` is the element clicked on the page before), or a recorded
-clickable whose link resolves to another page of the graph. Sites are built one at a
-time, so memory holds one site's graph, not the release's."""
+- ``webvln/map.json``: every page of every website, with its buttons and where they lead;
+- ``webvln/shortest_paths.json``: a shortest path from every page that reaches an
+  episode's target to that target;
+- ``webvln/pages.json``: each page id's screenshot (a file under ``images/``), its URL and
+  title, so every page of the map has its observation;
+- ``webvln/<setting>/{train,val,test}.json``: the episodes (``seen`` or ``unseen``, as the
+  release says);
+- ``webvln/imgs/<clickable_id>.png``: each button cut from the screenshot its box was
+  recorded on.
+
+Websites are written one at a time, so memory holds one site's graph."""
 
 import io
 import json
-from collections import deque
-from urllib.parse import urldefrag, urljoin, urlsplit
 
 from django.core.files.storage import default_storage
 from PIL import Image
 
-from ..snapshot import host_of, target_step
+from ..environments import FrozenGraph
 from .gold import private_path
+from .records import EXTENSIONS
 
-SETTING = "seen"
-EDGE_ACTIONS = ("click", "submit")
-
-
-def page_url(url):
-    return urldefrag(url or "")[0]
-
-
-def website_id(host):
-    return host.replace("_", "-") or "site"
-
-
-class SiteGraph:
-    def __init__(self, host):
-        self.host = host
-        self.site_id = website_id(host)
-        self.pages = {}  # url -> {"id", "screen", "clickables": [target, ...]}
-        self.buttons = {}  # url -> {(text, next_url): target}
-        self.traces = set()
-
-    def url_id(self, url):
-        return self.pages[url]["id"]
-
-    def _page(self, step):
-        url = page_url(step["url"])
-        if url not in self.pages:
-            self.pages[url] = {"id": f"{self.site_id}_{len(self.pages)}", "screen": None, "clickables": []}
-        page = self.pages[url]
-        if page["screen"] is None and step["screen"] is not None:
-            page["screen"] = step["screen"]
-        page["clickables"].extend(step["clickables"] or [])
-        return url
-
-    def add_trace(self, trace_id, steps):
-        if trace_id in self.traces:
-            return
-        self.traces.add(trace_id)
-        previous = None
-        for step in steps:
-            if host_of(step["url"]) != self.host:
-                previous = None
-                continue
-            url = self._page(step)
-            if previous is not None and previous != url and step["action"] in EDGE_ACTIONS:
-                self._edge(previous, url, step["target"] or {})
-            previous = url
-
-    def _edge(self, source, destination, target):
-        key = (_text(target), destination)
-        self.buttons.setdefault(source, {}).setdefault(key, {**target, "href_full": destination})
-
-    def link_clickables(self):
-        """Recorded clickables whose links lead to another page of the graph are edges too."""
-        for url, page in self.pages.items():
-            for clickable in page["clickables"]:
-                href = clickable.get("href")
-                if not href:
-                    continue
-                destination = page_url(urljoin(url, href))
-                if destination != url and destination in self.pages:
-                    self._edge(url, destination, clickable)
-
-    def homepage(self):
-        for url in self.pages:
-            parts = urlsplit(url)
-            if parts.path in ("", "/") and not parts.query:
-                return url
-        return next(iter(self.pages))
-
-    def next_pages(self, url):
-        return sorted({destination for _text, destination in self.buttons.get(url, {})}, key=self.url_id)
-
-    def shortest_path(self, start, goal):
-        previous, queue = {start: None}, deque([start])
-        while queue:
-            url = queue.popleft()
-            if url == goal:
-                path = []
-                while url is not None:
-                    path.append(url)
-                    url = previous[url]
-                return path[::-1]
-            for destination in self.next_pages(url):
-                if destination not in previous:
-                    previous[destination] = url
-                    queue.append(destination)
-        return None
-
-    def paths_to(self, goal):
-        """A shortest path to ``goal`` from every page that can reach it."""
-        incoming = {}
-        for source in self.pages:
-            for destination in self.next_pages(source):
-                incoming.setdefault(destination, []).append(source)
-        following, queue = {goal: None}, deque([goal])
-        while queue:
-            url = queue.popleft()
-            for source in sorted(incoming.get(url, []), key=self.url_id):
-                if source not in following:
-                    following[source] = url
-                    queue.append(source)
-        paths = {}
-        for source in following:
-            path, url = [], source
-            while url is not None:
-                path.append(self.url_id(url))
-                url = following[url]
-            paths[self.url_id(source)] = path
-        return paths
-
-
-def _text(target):
-    return (target.get("text") or target.get("alt") or target.get("label") or "").strip()
+SPLITS = ("train", "val", "test")
 
 
 class WebVLNWriter:
-    """Fed WebVLN items site by site (ordered by group key); writes each site as it ends."""
+    """Fed each website's frozen graph with its episodes; writes each site as it comes."""
 
-    def __init__(self, files, storage_keys, *, gold=None, private_test=False):
+    def __init__(self, files, *, setting="seen", gold=None, private_test=False):
         self.files = files
-        self.storage_keys = storage_keys  # callable: [sha256] -> {sha256: storage key}
+        self.setting = setting
         self.gold = gold
         self.private_test = private_test
-        self.map = None
-        self.paths = None
-        self.episodes = {}
-        self.unreachable = 0
+        self.outputs = {}  # path -> [file, empty]
         self.episode_count = 0
+        self.sites = 0
 
-    def add_site(self, host, items):
-        graph = SiteGraph(host)
+    def add_site(self, host, graph, items):
+        """``graph``: a ``ReleaseGraph.graph``; ``items``: its episodes' release items."""
+        frozen = FrozenGraph(host, graph)
+        self.sites += 1
+        self._write_map(frozen)
+        targets = set()
         for item in items:
             record = item["record"]
-            graph.add_trace(record["trace"], record["steps"])
-        if not graph.pages:
-            self.unreachable += len(items)
-            return
-        graph.link_clickables()
-        self._write_map(graph)
-        home = graph.homepage()
-        targets = {}
-        for item in items:
-            record = item["record"]
-            goal = page_url(target_step(record)["url"])
-            path = graph.shortest_path(home, goal) if goal in graph.pages else None
-            if path is None:
-                self.unreachable += 1
-                continue
-            targets[goal] = True
-            note = next((piece["note"] for piece in reversed(record["evidence"]) if piece["note"]), "")
-            episode = {
+            episode = record["episode"]
+            goal = int(episode["path"][-1].rsplit("_", 1)[1])
+            targets.add(goal)
+            entry = {
                 "idx": record["id"],
-                "target": note or target_step(record)["title"] or record["question"],
-                "path": [graph.url_id(url) for url in path],
+                "target": episode["description"],
+                "path": episode["path"],
                 "QA": [record["question"], record["answer"]],
             }
-            self._episode(item["split"], episode)
+            self._episode(item["split"], entry)
             if self.gold is not None:
-                self.gold.add("webvln", item["split"], str(record["id"]), {"path": episode["path"],
-                                                                           "answer": record["answer"]})  # fmt: skip
+                gold = {"path": entry["path"], "answer": record["answer"]}
+                self.gold.add("webvln", item["split"], str(record["id"]), gold)
         paths = {}
-        for goal in sorted(targets, key=graph.url_id):
-            for source, path in graph.paths_to(goal).items():
-                paths.setdefault(source, {})[graph.url_id(goal)] = path
-        self._write_entry("paths", "webvln/shortest_paths.json", graph.site_id, paths)
+        for goal in sorted(targets):
+            for source, path in frozen.paths_to(goal).items():
+                paths.setdefault(frozen.url_id(source), {})[frozen.url_id(goal)] = [frozen.url_id(n) for n in path]
+        self._entry("webvln/shortest_paths.json", frozen.site_id, dict(sorted(paths.items(), key=_by_number)))
 
-    def _write_map(self, graph):
-        keys = self.storage_keys([page["screen"]["sha256"] for page in graph.pages.values() if page["screen"]])
-        site_map = {}
-        for url, page in graph.pages.items():
-            image = None
+    def _write_map(self, frozen):
+        site_map, pages = {}, {}
+        edges = {}
+        for edge in frozen.graph["edges"]:
+            edges.setdefault(edge["source"], []).append(edge)
+        images = _Screens()
+        for number in sorted(frozen.pages):
+            page = frozen.pages[number]
+            url_id = frozen.url_id(number)
             data = {}
-            for n, ((_text_key, destination), target) in enumerate(sorted(graph.buttons.get(url, {}).items())):
-                clickable_id = f"{page['id']}_{n}"
-                texts = [value for value in (target.get("text"), target.get("alt") or target.get("label")) if value]
+            for n, edge in enumerate(edges.get(number, [])):
+                clickable_id = f"{url_id}_{n}"
                 crops = []
-                if target.get("bbox") and page["screen"] and page["screen"]["sha256"] in keys:
-                    if image is None:
-                        with default_storage.open(keys[page["screen"]["sha256"]], "rb") as handle:
-                            image = Image.open(handle)
-                            image.load()
-                    crop = _crop(image, target["bbox"])
-                    if crop is not None:
-                        name = f"{clickable_id}.png"
-                        self.files.write_bytes(f"webvln/imgs/{name}", crop)
-                        crops.append(name)
+                crop = images.crop(edge["screen"], edge["bbox"])
+                if crop is not None:
+                    name = f"{clickable_id}.png"
+                    self.files.write_bytes(f"webvln/imgs/{name}", crop)
+                    crops.append(name)
                 data[clickable_id] = {
                     "clickable_id": clickable_id,
-                    "next_url_id": graph.url_id(destination),
-                    "text": texts,
-                    "href_full": target.get("href_full", destination),
+                    "next_url_id": frozen.url_id(edge["destination"]),
+                    "text": [text for text in (edge["text"], edge["alt"]) if text],
+                    "href_full": edge["href_full"] or frozen.pages[edge["destination"]]["url"],
                     "imgs": crops,
                 }
-            site_map[page["id"]] = {"data": data}
-        self._write_entry("map", "webvln/map.json", graph.site_id, site_map)
+            images.forget()
+            site_map[url_id] = {"data": data}
+            screen = page["screen"]
+            pages[url_id] = {
+                "image": f"images/{screen['sha256']}.{EXTENSIONS[screen['format']]}",
+                "width": screen["width"],
+                "height": screen["height"],
+                "url": page["url"],
+                "title": page["title"],
+            }
+        self._entry("webvln/map.json", frozen.site_id, site_map)
+        self._entry("webvln/pages.json", frozen.site_id, pages)
 
-    def _write_entry(self, which, path, key, value):
-        current = getattr(self, which)
-        if current is None:
-            current = [self.files.open(path), True]
-            current[0].write("{")
-            setattr(self, which, current)
-        current[0].write(
-            ("\n" if current[1] else ",\n") + json.dumps(key) + ": " + json.dumps(value, ensure_ascii=False)
-        )
-        current[1] = False
+    def _entry(self, path, key, value):
+        output = self._output(path, "{")
+        output[0].write(("\n" if output[1] else ",\n") + json.dumps(key) + ": " + json.dumps(value, ensure_ascii=False))
+        output[1] = False
+
+    def _output(self, path, opening):
+        if path not in self.outputs:
+            self.outputs[path] = [self.files.open(path), True]
+            self.outputs[path][0].write(opening)
+        return self.outputs[path]
 
     def _episode(self, split, episode):
         if split == "test" and self.private_test:
             # The public file asks the question; the answer is in the evaluation set.
-            self._append(private_path(f"webvln/{SETTING}/test.json"), episode)
+            self._append(private_path(f"webvln/{self.setting}/test.json"), episode)
             episode = {**episode, "QA": [episode["QA"][0], ""]}
-        self._append(f"webvln/{SETTING}/{split}.json", episode)
+        self._append(f"webvln/{self.setting}/{split}.json", episode)
         self.episode_count += 1
 
     def _append(self, path, episode):
-        if path not in self.episodes:
-            self.episodes[path] = [self.files.open(path), True]
-            self.episodes[path][0].write("[")
-        entry = self.episodes[path]
-        entry[0].write(("\n" if entry[1] else ",\n") + json.dumps(episode, ensure_ascii=False))
-        entry[1] = False
+        output = self._output(path, "[")
+        output[0].write(("\n" if output[1] else ",\n") + json.dumps(episode, ensure_ascii=False))
+        output[1] = False
 
     def finish(self):
-        if self.map is None:
+        if not self.sites:
             return
-        wanted = [f"webvln/{SETTING}/{split}.json" for split in ("train", "val", "test")]
+        wanted = [f"webvln/{self.setting}/{split}.json" for split in SPLITS]
         if self.private_test:
-            wanted.append(private_path(f"webvln/{SETTING}/test.json"))
+            wanted.append(private_path(f"webvln/{self.setting}/test.json"))
         for path in wanted:
-            if path not in self.episodes:
-                self.episodes[path] = [self.files.open(path), True]
-                self.episodes[path][0].write("[")
-        for output, empty in [self.map, self.paths or self._empty_paths()]:
-            output.write("}\n" if empty else "\n}\n")
-            self.files.close(output)
-        for path in sorted(self.episodes):
-            output, empty = self.episodes[path]
-            output.write("]\n" if empty else "\n]\n")
+            self._output(path, "[")
+        self._output("webvln/shortest_paths.json", "{")
+        for path in sorted(self.outputs):
+            output, empty = self.outputs[path]
+            closing = "]" if path.endswith(("train.json", "val.json", "test.json")) else "}"
+            output.write(closing + "\n" if empty else "\n" + closing + "\n")
             self.files.close(output)
 
-    def _empty_paths(self):
-        output = self.files.open("webvln/shortest_paths.json")
-        output.write("{")
-        return [output, True]
+
+def _by_number(entry):
+    return int(entry[0].rsplit("_", 1)[1])
+
+
+class _Screens:
+    """The screenshots one page's buttons are cut from, opened once each."""
+
+    def __init__(self):
+        self.open = {}
+
+    def crop(self, screen, bbox):
+        if screen is None or not bbox:
+            return None
+        image = self.open.get(screen["sha256"])
+        if image is None:
+            with default_storage.open(screen["storage_key"], "rb") as handle:
+                image = Image.open(handle)
+                image.load()
+            self.open[screen["sha256"]] = image
+        return _crop(image, bbox)
+
+    def forget(self):
+        self.open.clear()
 
 
 def _crop(image, bbox):

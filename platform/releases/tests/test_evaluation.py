@@ -14,8 +14,8 @@ from django.test import Client
 from assets.models import Asset
 from releases import evaluation, services
 from releases.models import Evaluation
+from tests import navigation
 
-from . import data
 from .helpers import build_now, read, release
 
 pytestmark = pytest.mark.django_db
@@ -60,11 +60,12 @@ def demo_release(admin_user):
 
 @pytest.fixture
 def webvln_release(admin_user, rater):
-    recorded, steps = data.trace(rater, ["/", "/search", "/item/1", "/item/1/reviews"])
-    data.trace_pair(rater, recorded, steps, family="webvln", relevant=(2,), answer="Blue kettle")
-    data.trace_pair(rater, recorded, steps, family="webvln", relevant=(3,), answer="Four stars")
+    site = navigation.recorded_site(rater)
+    for target, answer in [("/kettles/steel", "Steel"), ("/kettles/glass", "Blue kettle"), ("/mugs/blue", "Four stars"),
+                           ("/mugs/blue", "Mug")]:  # fmt: skip
+        navigation.episode(rater, site, target, answer=answer)
     built = build_now(release(admin_user, families=["webvln"], split_strategy="random", train_percent=1, val_percent=0))
-    assert built.counts["splits"]["test"].get("webvln") == 2
+    assert built.counts["splits"]["test"].get("webvln") == 3  # one in train: every website is in every split
     return built
 
 

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from releases.models import ReleaseFile
+from tests import navigation
 
 from . import data
 from .helpers import build_now, paths, read, read_json, release
@@ -21,8 +22,7 @@ def _mostly_test_release(admin_user, rater, **fields):
     for n in range(3):
         data.screen_pair(rater, answer=f"${n + 10}.50")
         data.webqa_image_pair(rater, keyword="white")
-    recorded, steps = data.trace(rater, ["/", "/search", "/item/1"])
-    data.trace_pair(rater, recorded, steps, family="webvln", relevant=(2,), answer="Blue kettle")
+    navigation.episode(rater, navigation.recorded_site(rater), "/kettles/steel", answer="Blue kettle")
     built = build_now(release(admin_user, train_percent=1, val_percent=0, split_strategy="random", **fields))
     assert all(built.counts["splits"]["test"].get(f) for f in ("webquest", "webqa", "webvln")), built.counts
     return built

@@ -179,55 +179,6 @@ def test_webqa_answers_are_the_pairs_then_its_reference_answers(admin_user, rate
     assert jsonl[guid_of(without_keyword.pk)]["keyword_answer"] == "white"
 
 
-def _webvln_release(admin_user, rater):
-    recorded, steps = data.trace(rater, ["/", "/search", "/item/1", "/item/1/reviews"])
-    data.trace_pair(rater, recorded, steps, family="webvln", relevant=(2,))
-    data.trace_pair(rater, recorded, steps, family="webvln", relevant=(3,))
-    other, other_steps = data.trace(rater, ["/", "/deals", "/item/1"])
-    data.trace_pair(rater, other, other_steps, family="webvln", relevant=(1,))
-    again, again_steps = data.trace(rater, ["/", "/help"], host="news.example")
-    data.trace_pair(rater, again, again_steps, family="webvln", relevant=(1,))
-    return build_now(release(admin_user, families=["webvln"]))
-
-
-def test_webvln_map_has_every_page_and_a_shortest_path_for_every_path_page_and_target(admin_user, rater):
-    built = _webvln_release(admin_user, rater)
-    assert built.state == "published", built.message
-    site_map = read_json(built, "webvln/map.json")
-    shortest = read_json(built, "webvln/shortest_paths.json")
-    assert not [path for path in paths(built) if path.endswith("_enc.json")]
-    pages = {url_id for site in site_map.values() for url_id in site}
-    assert len(site_map) == 2 and len(pages) == 7  # shop: / /search /item/1 /item/1/reviews /deals; news: / /help
-    clickable_ids = [cid for site in site_map.values() for page in site.values() for cid in page["data"]]
-    assert len(clickable_ids) == len(set(clickable_ids))
-    episodes = []
-    for split in ("train", "val", "test"):
-        found = read_json(built, f"webvln/seen/{split}.json")
-        assert len({episode["idx"] for episode in found}) == len(found)
-        episodes += found
-    assert len(episodes) == 4 and all(isinstance(episode["idx"], int) for episode in episodes)
-    for episode in episodes:
-        assert set(episode) == {"idx", "target", "path", "QA"} and len(episode["QA"]) == 2
-        site = episode["path"][0].split("_")[0]
-        graph = site_map[site]
-        assert all(url_id in graph for url_id in episode["path"])
-        for here, there in zip(episode["path"], episode["path"][1:], strict=False):
-            assert there in {button["next_url_id"] for button in graph[here]["data"].values()}
-        target = episode["path"][-1]
-        for n, page in enumerate(episode["path"]):
-            assert shortest[site][page][target] == episode["path"][n:]
-    # The home page links straight to /item/1 (/deals did): the episode takes the short way.
-    crops = [
-        name
-        for site in site_map.values()
-        for page in site.values()
-        for b in page["data"].values()
-        for name in b["imgs"]
-    ]
-    assert crops and all(f"webvln/imgs/{name}" in paths(built) for name in crops)
-    Image.open(io.BytesIO(read(built, f"webvln/imgs/{crops[0]}"))).verify()
-
-
 def test_webquest_records_reference_files_that_exist(admin_user, rater):
     data.screen_pair(rater)
     data.screen_pair(rater, screens=3, reasoning_types=["comparison"])

@@ -8,9 +8,11 @@ from django.core.files.storage import default_storage
 from django.test import Client
 
 from config.errors import DomainError
+from corpus.models import Trace
 from releases import build, services
 from releases.formats.records import RecordsWriter
 from releases.models import Release, ReleaseFile, ReleaseItem
+from tests import navigation
 
 from . import data
 from .helpers import build_now, paths, read, release
@@ -67,11 +69,14 @@ def test_splits_keep_traces_and_six_image_groups_together_and_are_adversarial(ad
 
 
 def test_a_traces_webvln_episodes_and_its_other_questions_share_a_split(admin_user, rater):
-    """A WebVLN episode is grouped by its site and a WebQuest question by its trace; both
-    ship the trace's screens, so they must land in one split, whatever the seed."""
+    """An episode written on a trace and the trace's other questions ship the trace's
+    screens, so they must land in one split, whatever the seed."""
     for n in range(4):
-        recorded, steps = data.trace(rater, ["/", "/a", "/b"], host=f"shop{n}.example")
-        data.trace_pair(rater, recorded, steps, family="webvln")
+        host = f"shop{n}.example"
+        site = navigation.recorded_site(rater, host=host, traces=[("/", "/a", "/b")])
+        recorded = Trace.objects.filter(steps__url=f"https://{host}/").distinct().get()
+        navigation.episode(rater, site, "/b", trace=recorded)
+        steps = list(recorded.steps.order_by("position"))
         data.trace_pair(rater, recorded, steps, family="webquest", relevant=(0, 1, 2))
     for seed in range(1, 11):
         built = build_now(release(admin_user, version=f"1.0.{seed}", seed=seed))
@@ -85,8 +90,7 @@ def test_a_traces_webvln_episodes_and_its_other_questions_share_a_split(admin_us
 def test_a_rebuild_is_byte_identical_and_later_data_does_not_leak_in(admin_user, rater):
     data.screen_pair(rater)
     data.webqa_image_pair(rater)
-    recorded, steps = data.trace(rater, ["/", "/a", "/b"])
-    data.trace_pair(rater, recorded, steps, family="webvln", relevant=(2,))
+    navigation.episode(rater, navigation.recorded_site(rater), "/kettles/steel")
     built = build_now(release(admin_user))
     # A second release of the same definition over the same data: the same data files.
     twin = build_now(release(admin_user, version="2.0.0"))
