@@ -144,9 +144,10 @@ def load(*, out):
         )  # fmt: skip
         out("Added two example questions on generated screenshots (by the demo rater).")
     load_traces(out=out)
-    from . import webqa_demo
+    from . import webqa_demo, webvln_demo
 
     webqa_demo.load(out=out)
+    webvln_demo.load(out=out)
 
 
 TRACE_BATCH = "Demo: questions on browsing traces"

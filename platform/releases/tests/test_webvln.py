@@ -190,3 +190,27 @@ def test_a_button_is_cut_from_its_own_pages_full_screenshot_with_its_own_box(adm
     crop = Image.open(io.BytesIO(read(built, f"webvln/imgs/{crop_name}"))).convert("RGB")
     assert crop.size == (60, 30)
     assert crop.getpixel((30, 15)) == green
+
+
+def test_the_demo_release_has_every_demo_website_in_train_val_and_test(admin_user):
+    import os
+
+    from django.core.management import call_command
+
+    call_command("load_demo", stdout=open(os.devnull, "w"))  # noqa: SIM115
+    built = build_now(release(admin_user, name="demo", families=["webvln"]))
+    assert built.state == "published", built.message
+    episodes = _episodes(built)
+    for split in SPLITS:
+        websites = {episode["path"][0].split("_")[0] for episode in episodes[split]}
+        assert websites == {"demo-kitchen.test", "demo-books.test", "demo-stays.test"}, split
+    assert sum(len(found) for found in episodes.values()) == 10  # the two awaiting path review are not in it
+    pages = read_json(built, "webvln/pages.json")
+    site_map = read_json(built, "webvln/map.json")
+    assert {website: set(graph) for website, graph in site_map.items()} == {
+        website: set(entries) for website, entries in pages.items()
+    }
+    crops = [name for graph in site_map.values() for page in graph.values() for b in page["data"].values()
+             for name in b["imgs"]]  # fmt: skip
+    assert crops and all(Image.open(io.BytesIO(read(built, f"webvln/imgs/{name}"))).size == (420, 56)
+                         for name in crops)  # fmt: skip
