@@ -8,6 +8,7 @@ from collections import deque
 import pytest
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
+from django.test import Client
 from django.utils import timezone
 from PIL import Image
 
@@ -109,6 +110,10 @@ def test_unseen_puts_whole_websites_in_each_split(admin_user, rater):
     assert all(len(found) == 1 for found in websites.values()), websites
     assert set.union(*websites.values()) == {"shop.example", "books.example", "tools.example"}
     assert built.counts["webvln"]["setting"] == "unseen" and "unseen" in built.datasheet
+    client = Client()
+    client.force_login(admin_user)
+    page = client.get(f"/releases/{built.pk}/").content.decode()
+    assert "Unseen: whole websites per split · 3 websites, 12 episodes" in page
 
 
 def test_episodes_rejected_in_path_review_or_still_pending_never_ship(admin_user, rater):
