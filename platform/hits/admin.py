@@ -45,7 +45,7 @@ class BatchAdmin(admin.ModelAdmin):
             self, request, queryset, lambda batch: services.close_batch(batch=batch, actor=request.user), "closed"
         )
 
-    @admin.action(description="Add tasks from the pools (image, six-image and text batches)")
+    @admin.action(description="Add tasks from the pools or site graphs (image, six-image, text and navigation batches)")
     def fill_batches(self, request, queryset):
         for batch in queryset:
             try:
