@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "corpus",
     "moderation",
     "mining",
+    "generation",
     "releases",
     "dashboards",
     "collection",
