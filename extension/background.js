@@ -9,6 +9,7 @@
 
 import { createApi, normalizePlatformUrl } from "./lib/api.js";
 import { TrailmarkError } from "./lib/errors.js";
+import { composeParts, fullPageMode } from "./lib/fullpage.js";
 import { createPacer } from "./lib/pacing.js";
 import { createRecorder } from "./lib/recorder.js";
 import { openScreens } from "./lib/screens.js";
@@ -32,6 +33,15 @@ const recorder = createRecorder({
     getTab: (tabId) => chrome.tabs.get(tabId),
     captureVisibleTab: (windowId, options) => chrome.tabs.captureVisibleTab(windowId, options),
     describePage,
+    pageCommand,
+    composeParts: (image) => composeParts(image),
+    // Optional: granted only where the rater accepted it (the popup asks for batches that use it).
+    debuggerGranted: () => chrome.permissions.contains({ permissions: ["debugger"] }),
+    debuggee: {
+      attach: (target, version) => chrome.debugger.attach(target, version),
+      sendCommand: (target, method, params) => chrome.debugger.sendCommand(target, method, params),
+      detach: (target) => chrome.debugger.detach(target),
+    },
     setBadge,
   },
   log: (...args) => console.debug("[trailmark]", ...args),
@@ -45,16 +55,22 @@ async function setBadge(status) {
   await chrome.action.setTitle({ title: badge.title });
 }
 
-async function describePage(tabId, { includeHtml }) {
-  const message = { type: "describe-page", includeHtml };
-  let page;
+/** Asks the top frame's content script; `error` in its answer is thrown. */
+async function pageCommand(tabId, message) {
+  let answer;
   try {
-    page = await chrome.tabs.sendMessage(tabId, message, { frameId: 0 });
+    answer = await chrome.tabs.sendMessage(tabId, message, { frameId: 0 });
   } catch {
     // A tab opened before the extension was installed or reloaded has no content script yet.
     await chrome.scripting.executeScript({ target: { tabId }, files: CONTENT_SCRIPTS });
-    page = await chrome.tabs.sendMessage(tabId, message, { frameId: 0 });
+    answer = await chrome.tabs.sendMessage(tabId, message, { frameId: 0 });
   }
+  if (answer?.error) throw new Error(answer.error);
+  return answer;
+}
+
+async function describePage(tabId, { includeHtml, fullPage = false }) {
+  const page = await pageCommand(tabId, { type: "describe-page", includeHtml, fullPage });
   if (!page?.url) throw new Error("The page did not describe itself.");
   return page;
 }
@@ -109,6 +125,7 @@ async function currentState() {
       categoryName: trace?.categoryName ?? null,
       batch: trace?.batch ?? null,
       batchName: trace?.batchName ?? null,
+      fullPage: trace?.fullPage ?? "",
       startedAt: trace?.startedAt ?? null,
       stepCount: trace?.stepIds.length ?? 0,
     },
@@ -123,7 +140,11 @@ async function refreshCatalog() {
   const [categories, batches, blocklist] = await Promise.allSettled([api.categories(), api.traceBatches(), api.blocklist()]);
   const changes = { error: null, fetchedAt: new Date().toISOString() };
   if (categories.status === "fulfilled") changes.categories = categories.value.map(({ slug, name, description }) => ({ slug, name, description }));
-  if (batches.status === "fulfilled") changes.batches = batches.value.map(({ id, name, description, tasks_available }) => ({ id, name, description, tasks_available }));
+  if (batches.status === "fulfilled") {
+    changes.batches = batches.value.map(({ id, name, description, tasks_available, capture }) => ({
+      id, name, description, tasks_available, fullPage: fullPageMode(capture?.full_page),
+    }));
+  }
   if (blocklist.status === "fulfilled") {
     changes.blocklist = blocklist.value;
     changes.blocklistFetchedAt = changes.fetchedAt;
@@ -211,6 +232,7 @@ async function start({ category, batch = null }) {
     categoryName: known?.name ?? category,
     batch: chosenBatch ? Number(chosenBatch.id) : null,
     batchName: chosenBatch?.name ?? "",
+    fullPage: fullPageMode(chosenBatch?.fullPage), // how this trace's steps are captured
     platformUrl: api.baseUrl,
   });
   await captureActiveTabs();

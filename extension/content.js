@@ -3,7 +3,8 @@
  * rater's actions to the service worker — clicks, form submits, committed typing (change
  * or Enter) and scrolls that move the page by a good part of a screen — each with its
  * target described by lib/describe.js, loaded just before this file. On request it
- * describes the page for a step (URL, viewport, scroll, clickables, optionally HTML).
+ * describes the page for a step (URL, viewport, scroll, clickables, optionally HTML), and
+ * scrolls the page part by part for a stitched full-page screenshot (lib/fullpage.js).
  *
  * Nothing is sent while the recording is idle or paused. Only trusted (real user) events
  * count, except `change`. A classic script: content scripts cannot be ES modules.
@@ -63,7 +64,8 @@
     // Enter in a field can also fire its change event: one commit, reported once.
     if (type === "type" && lastSent.type === "type" && lastSent.element === element && now - lastSent.at < REPEAT_MS) return;
     lastSent = { type, element, at: now };
-    const target = element ? describe.describeTarget(element, { dpr: window.devicePixelRatio || 1 }) : null;
+    const scroll = { x: window.scrollX, y: window.scrollY };
+    const target = element ? describe.describeTarget(element, { dpr: window.devicePixelRatio || 1, scroll }) : null;
     chrome.runtime.sendMessage({ type: "page-action", action: { type, target } }).catch(() => {});
   }
 
@@ -119,7 +121,8 @@
   }
 
   function onScroll(event) {
-    if (!event.isTrusted || !recording) return;
+    // The extension's own scrolling for a full-page screenshot is not the rater's.
+    if (!event.isTrusted || !recording || fullPage) return;
     const scroller = event.target === document || event.target === document.documentElement ? document : event.target;
     if (!scrolledFrom.has(scroller)) scrolledFrom.set(scroller, scrollPosition(scroller));
     clearTimeout(scrollTimer);
@@ -133,9 +136,101 @@
     }, SCROLL_QUIET_MS);
   }
 
+  // ----- full-page screenshots: the service worker captures, this scrolls -----
+
+  const FULL_PAGE_WATCHDOG_MS = 90_000; // a worker stopped mid-capture must not leave the page scrolled
+  const MAX_SCANNED = 20_000;
+  let fullPage = null; // while one runs: { x, y, sticky: Map(el -> page top), hidden: [...], watchdog }
+
+  const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+  const scrollInstantly = (x, y) => window.scrollTo({ left: x, top: y, behavior: "instant" });
+
+  function pageMetrics() {
+    const root = document.documentElement;
+    return {
+      pageHeight: Math.max(root?.scrollHeight ?? 0, document.body?.scrollHeight ?? 0, window.innerHeight),
+      viewportHeight: window.innerHeight,
+      viewportWidth: window.innerWidth,
+      dpr: window.devicePixelRatio || 1,
+    };
+  }
+
+  function beginFullPage() {
+    if (!fullPage) {
+      fullPage = { x: window.scrollX, y: window.scrollY, sticky: null, fixed: [], hidden: [], watchdog: null };
+      fullPage.watchdog = setTimeout(() => endFullPage(), FULL_PAGE_WATCHDOG_MS);
+    }
+    clearTimeout(scrollTimer);
+    return pageMetrics();
+  }
+
+  /** Fixed elements, and sticky ones with where they sit in the page, read at the top. */
+  function notePinned() {
+    fullPage.sticky = new Map();
+    const all = document.body?.getElementsByTagName("*") ?? [];
+    for (let index = 0; index < all.length && index < MAX_SCANNED; index += 1) {
+      const el = all[index];
+      const { position } = getComputedStyle(el);
+      if (position === "fixed") fullPage.fixed.push(el);
+      else if (position === "sticky") fullPage.sticky.set(el, el.getBoundingClientRect().top + window.scrollY);
+    }
+  }
+
+  function hide(el) {
+    if (fullPage.hidden.some(([hidden]) => hidden === el)) return;
+    fullPage.hidden.push([el, el.style.getPropertyValue("visibility"), el.style.getPropertyPriority("visibility")]);
+    el.style.setProperty("visibility", "hidden", "important");
+  }
+
+  /** After the first part: what would show again in this part is hidden. */
+  function hideRepeating() {
+    for (const el of fullPage.fixed) hide(el);
+    for (const [el, top] of fullPage.sticky) {
+      if (Math.abs(el.getBoundingClientRect().top + window.scrollY - top) > 1) hide(el);
+    }
+  }
+
+  async function scrollForPart(y, hideRepeated) {
+    if (!fullPage) beginFullPage();
+    scrollInstantly(0, y);
+    await nextFrame();
+    if (!fullPage.sticky) notePinned();
+    if (hideRepeated) hideRepeating();
+    await nextFrame();
+    await nextFrame();
+    return { scrollY: window.scrollY };
+  }
+
+  async function endFullPage() {
+    if (!fullPage) return {};
+    const { x, y, hidden, watchdog } = fullPage;
+    clearTimeout(watchdog);
+    for (const [el, value, priority] of hidden) {
+      if (value) el.style.setProperty("visibility", value, priority);
+      else el.style.removeProperty("visibility");
+    }
+    scrollInstantly(x, y);
+    await nextFrame();
+    await nextFrame(); // the scroll events of that restore are past
+    fullPage = null;
+    scrolledFrom.set(document, scrollPosition(document));
+    return {};
+  }
+
+  const fullPageHandlers = {
+    "full-page-begin": () => beginFullPage(),
+    "full-page-scroll": (message) => scrollForPart(Number(message.y) || 0, Boolean(message.hideRepeating)),
+    "full-page-end": () => endFullPage(),
+  };
+
   function onMessage(message, _sender, sendResponse) {
+    const fullPageHandler = fullPageHandlers[message?.type];
+    if (fullPageHandler) {
+      Promise.resolve(fullPageHandler(message)).then(sendResponse, (error) => sendResponse({ error: String(error?.message ?? error) }));
+      return true;
+    }
     if (message?.type !== "describe-page") return false;
-    const page = describe.describePage(window, { includeHtml: Boolean(message.includeHtml) });
+    const page = describe.describePage(window, { includeHtml: Boolean(message.includeHtml), fullPage: Boolean(message.fullPage) });
     // The next scroll is measured from what this step shows.
     scrolledFrom.set(document, scrollPosition(document));
     sendResponse(page);

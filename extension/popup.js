@@ -36,9 +36,9 @@ function render(next) {
   fillSelect($("batch"), state.batches, { value: (b) => b.id, label: (b) => b.name, empty: "No batch" });
   $("start").disabled = !state.categories.length;
 
-  const { categoryName, batchName, stepCount } = state.recording;
+  const { categoryName, batchName, stepCount, fullPage } = state.recording;
   document.getElementById("recording-what").textContent =
-    `${status === "paused" ? "Paused" : "Recording"} “${categoryName ?? ""}”${batchName ? ` for ${batchName}` : ""}`;
+    `${status === "paused" ? "Paused" : "Recording"} “${categoryName ?? ""}”${batchName ? ` for ${batchName}` : ""}${fullPage ? " (whole pages)" : ""}`;
   $("step-count").textContent = String(stepCount);
   $("pause").hidden = status !== "recording";
   $("resume").hidden = status !== "paused";
@@ -66,8 +66,15 @@ $("sign-in-form").addEventListener("submit", (event) => {
     if (state?.signedIn) $("token").value = "";
   });
 });
-$("start").addEventListener("click", () =>
-  act("start", { category: $("category").value, batch: $("batch").value || null }, $("start")));
+$("start").addEventListener("click", () => {
+  const batch = state?.batches.find((item) => String(item.id) === $("batch").value);
+  // A batch that captures with chrome.debugger needs the optional permission, which can
+  // only be asked for on a click; refused, its pages are stitched instead.
+  const asked = batch?.fullPage === "debugger"
+    ? chrome.permissions.request({ permissions: ["debugger"] }).catch(() => false)
+    : Promise.resolve(false);
+  asked.then(() => act("start", { category: $("category").value, batch: $("batch").value || null }, $("start")));
+});
 $("pause").addEventListener("click", () => act("pause", {}, $("pause")));
 $("resume").addEventListener("click", () => act("resume", {}, $("resume")));
 $("stop").addEventListener("click", () => act("stop", {}, $("stop")));

@@ -1,12 +1,14 @@
 /**
  * Describing what the rater acted on and what the page offers to click (WebVLN's
  * "buttons"), in screenshot pixels: CSS pixels × devicePixelRatio, relative to the
- * viewport, exactly like the captureVisibleTab image.
+ * viewport, exactly like the captureVisibleTab image; or, for a full-page screenshot,
+ * relative to the page's top left corner (page-absolute: the scroll position added).
  *
  * This file is a classic script, not an ES module, because content scripts cannot be
  * modules: it runs before content.js in the page's isolated world and leaves its functions
  * on globalThis.TrailmarkDescribe. Tests import it for that side effect. It only reads the
- * few DOM members listed in tests/fake-dom.js, so a tiny fake document is enough to test it.
+ * few DOM members listed in tests/fake-dom.js (and, for full-page boxes, the computed
+ * `position`, which tests pass in as `positionOf`), so a tiny fake document is enough.
  */
 (function (root) {
   "use strict";
@@ -204,6 +206,47 @@
     return [rect.x, rect.y, rect.width, rect.height].map((value) => Math.round(value * scale));
   }
 
+  function computedPosition(el) {
+    const view = el.ownerDocument?.defaultView;
+    return typeof view?.getComputedStyle === "function" ? view.getComputedStyle(el).position : "";
+  }
+
+  /**
+   * Whether `el` is in a position:fixed element. A full-page screenshot shows such an
+   * element once, where it was at the top of the page (scroll 0), so its page-absolute
+   * box is its viewport box. `seen` caches the answer per element during one walk.
+   */
+  function isPinned(el, positionOf = computedPosition, seen = new Map()) {
+    const path = [];
+    let pinned = false;
+    for (let node = el; node && node.nodeType === 1; node = node.parentElement) {
+      if (seen.has(node)) {
+        pinned = seen.get(node);
+        break;
+      }
+      path.push(node);
+      if (positionOf(node) === "fixed") {
+        pinned = true;
+        break;
+      }
+    }
+    for (const node of path) seen.set(node, pinned);
+    return pinned;
+  }
+
+  /**
+   * [x, y, width, height] in screenshot pixels from the page's top left corner, for a
+   * full-page screenshot: (rect.left + scrollX) × dpr, (rect.top + scrollY) × dpr, ….
+   */
+  function pageBox(rect, dpr = 1, scroll = { x: 0, y: 0 }) {
+    return screenBox({ ...rect, x: rect.x + (Number(scroll.x) || 0), y: rect.y + (Number(scroll.y) || 0) }, dpr);
+  }
+
+  function boxOf(el, rect, { dpr, scroll, positionOf, seen }) {
+    if (!scroll) return screenBox(rect, dpr);
+    return pageBox(rect, dpr, isPinned(el, positionOf, seen) ? { x: 0, y: 0 } : scroll);
+  }
+
   /**
    * Ids that look written by a person, not generated per page load (":r1:", "ember1234").
    * They are also plain CSS identifiers, so they need no escaping.
@@ -254,18 +297,25 @@
     return parts.join(" > ");
   }
 
-  /** The action's target as the trace step records it. */
-  function describeTarget(el, { dpr = 1 } = {}) {
+  /**
+   * The action's target as the trace step records it. Given the page's `scroll`, it also
+   * has `pageBbox`, the box in a full-page screenshot; the recorder keeps the one that
+   * fits the step's screenshot.
+   */
+  function describeTarget(el, { dpr = 1, scroll = null, positionOf = computedPosition } = {}) {
     const target = actionableElement(el);
-    return {
+    const rect = rectOf(target);
+    const described = {
       tag: tagOf(target),
       text: textOf(target),
       label: labelOf(target),
       role: roleOf(target),
       href: hrefOf(target),
-      bbox: screenBox(rectOf(target), dpr),
+      bbox: screenBox(rect, dpr),
       selector: cssSelector(target),
     };
+    if (scroll) described.pageBbox = boxOf(target, rect, { dpr, scroll, positionOf });
+    return described;
   }
 
   function isVisible(el, rect, viewport) {
@@ -281,22 +331,27 @@
     return true;
   }
 
-  /** The visible clickable elements in document order (WebVLN's "buttons"). */
-  function collectClickables(doc, { dpr = 1, viewport = null, limit = 400, maxNodes = 40000 } = {}) {
+  /**
+   * The visible clickable elements in document order (WebVLN's "buttons"): those in the
+   * `viewport`, or, given the page's `scroll` (a full-page screenshot), all of the page's
+   * with page-absolute boxes. Hidden and zero-size ones are skipped either way.
+   */
+  function collectClickables(doc, { dpr = 1, viewport = null, scroll = null, positionOf = computedPosition, limit = 400, maxNodes = 40000 } = {}) {
     const start = doc.body ?? doc.documentElement ?? doc;
     const found = [];
     const stack = [start];
+    const box = { dpr, scroll, positionOf, seen: new Map() };
     for (let visited = 0; stack.length && found.length < limit && visited < maxNodes; visited += 1) {
       const el = stack.pop();
       if (isClickable(el)) {
         const rect = rectOf(el);
-        if (isVisible(el, rect, viewport)) {
+        if (isVisible(el, rect, scroll ? null : viewport)) {
           found.push({
             tag: tagOf(el),
             text: textOf(el) || labelOf(el),
             alt: altOf(el),
             href: hrefOf(el),
-            bbox: screenBox(rect, dpr),
+            bbox: boxOf(el, rect, box),
             selector: cssSelector(el),
           });
         }
@@ -308,21 +363,24 @@
   }
 
   /**
-   * Everything a step needs from the page, read at capture time. The HTML is left out when
-   * over `htmlLimitBytes`: the platform refuses a `step` part much over 2.5 MB.
+   * Everything a step needs from the page, read at capture time; for a `fullPage`
+   * screenshot, the whole page's clickables with page-absolute boxes. The HTML is left out
+   * when over `htmlLimitBytes`: the platform refuses a `step` part much over 2.5 MB.
    */
-  function describePage(win, { includeHtml = false, htmlLimitBytes = 2_000_000 } = {}) {
+  function describePage(win, { includeHtml = false, htmlLimitBytes = 2_000_000, fullPage = false } = {}) {
     const doc = win.document;
     const dpr = win.devicePixelRatio || 1;
     const viewport = { width: win.innerWidth, height: win.innerHeight };
+    const scroll = { x: win.scrollX ?? 0, y: win.scrollY ?? 0 };
     const page = {
       url: String(win.location.href),
       title: doc.title ?? "",
       viewport,
       devicePixelRatio: dpr,
-      scroll: { x: Math.round(win.scrollX ?? 0), y: Math.round(win.scrollY ?? 0) },
-      clickables: collectClickables(doc, { dpr, viewport }),
+      scroll: { x: Math.round(scroll.x), y: Math.round(scroll.y) },
+      clickables: collectClickables(doc, fullPage ? { dpr, scroll } : { dpr, viewport }),
     };
+    if (fullPage) page.fullPage = true;
     if (includeHtml) {
       const html = doc.documentElement?.outerHTML ?? "";
       const fits = html.length * 3 <= htmlLimitBytes ||
@@ -339,8 +397,10 @@
     describePage,
     describeTarget,
     isClickable,
+    isPinned,
     isTextEntry,
     labelOf,
+    pageBox,
     roleOf,
     screenBox,
     textOf,

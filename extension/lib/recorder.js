@@ -11,13 +11,16 @@
  * link was followed without a half-unloaded screenshot.
  *
  * Captures wait a moment for the page to settle, run one at a time through the pacer, and
- * are dropped when nothing changed since the previous step. Everything durable goes
+ * are dropped when nothing changed since the previous step. A trace recorded for a batch
+ * that asks for full-page screenshots (`trace.fullPage`, see lib/fullpage.js) captures the
+ * whole page, with every box page-absolute; if that fails, the step is a viewport one. Everything durable goes
  * through the store; what is kept in memory here (queued captures, a click waiting for its
  * page) is only worth a second or two.
  */
 
 import { blockReason } from "./blocklist.js";
 import { hashString, stepKey } from "./dedup.js";
+import { captureFullPage, fullPageMode, TabChanged } from "./fullpage.js";
 import { emptyHistory, recordNavigation } from "./navigation.js";
 import { dataUrlToBlob } from "./screens.js";
 
@@ -37,14 +40,20 @@ const MAX_QUEUED = 20;
 // The platform's field limits (collection/serializers.py): longer values would fail the upload.
 const LIMITS = { url: 2000, title: 500, tag: 40, role: 60, text: 2000, href: 4000, selector: 4000 };
 
-/** An action as the step stores it; null for anything malformed. */
+const isBox = (box) => Array.isArray(box) && box.length === 4;
+const roundBox = (box) => box.map((n) => Math.round(Number(n) || 0));
+
+/**
+ * An action as the recorder keeps it until its step is captured; null for anything
+ * malformed. A target may carry `pageBbox`, its box in a full-page screenshot.
+ */
 export function normalizeAction(action) {
   if (!action || !ACTION_TYPES.includes(action.type)) return null;
   if (!TARGETED.has(action.type) || !action.target) return { type: action.type, target: null };
   const target = action.target;
   const text = (value, limit) => (typeof value === "string" ? value.slice(0, limit) : "");
-  const bbox = Array.isArray(target.bbox) && target.bbox.length === 4 ? target.bbox.map((n) => Math.round(Number(n) || 0)) : [0, 0, 0, 0];
-  return {
+  const bbox = isBox(target.bbox) ? roundBox(target.bbox) : [0, 0, 0, 0];
+  const normalized = {
     type: action.type,
     target: {
       tag: text(target.tag, LIMITS.tag), text: text(target.text, LIMITS.text), label: text(target.label, LIMITS.text),
@@ -52,6 +61,16 @@ export function normalizeAction(action) {
       selector: text(target.selector, LIMITS.selector),
     },
   };
+  if (isBox(target.pageBbox)) normalized.target.pageBbox = roundBox(target.pageBbox);
+  return normalized;
+}
+
+/** The action as its step stores it: the target's box in the step's screenshot's coordinates. */
+export function stepAction(action, { fullPage = false } = {}) {
+  if (!action.target) return action;
+  const { pageBbox, ...target } = action.target;
+  if (fullPage && pageBbox) target.bbox = pageBbox;
+  return { ...action, target };
 }
 
 function fitClickable(item) {
@@ -331,6 +350,26 @@ export function createRecorder({
     });
   }
 
+  /** A full-page screenshot; a viewport one if that fails for another reason than the rater leaving. */
+  async function fullPageShot(tab, mode, options) {
+    const stillThere = async () => {
+      const current = await browser.getTab(tab.id).catch(() => null);
+      if (!current?.active || current.url !== tab.url || current.windowId !== tab.windowId) throw new TabChanged();
+    };
+    try {
+      const { blob, hash } = await captureFullPage({ mode, tab, options, pacer, browser, stillThere, log });
+      return { blob, hash, fullPage: true };
+    } catch (error) {
+      if (error instanceof TabChanged) return null;
+      log("full-page capture failed; capturing the viewport", error);
+    }
+    const dataUrl = await pacer.run(() => stillThere().then(() => browser.captureVisibleTab(tab.windowId, options))).catch((error) => {
+      if (error instanceof TabChanged) return null;
+      throw error;
+    });
+    return dataUrl ? { blob: dataUrlToBlob(dataUrl), hash: hashString(dataUrl), fullPage: false } : null;
+  }
+
   function whyNot(tab, rules) {
     if (!tab) return "the tab is gone";
     if (tab.incognito) return "incognito";
@@ -349,20 +388,32 @@ export function createRecorder({
       skipPlatformPages: settings.skipPlatformPages,
     };
     const options = settings.imageFormat === "jpeg" ? { format: "jpeg", quality: settings.jpegQuality } : { format: "png" };
+    const trace = await store.trace(recording.traceId).catch(() => null);
+    const mode = fullPageMode(trace?.fullPage);
 
     let tab = null;
     let refusal = null;
-    // The checks run inside the paced call, right before the capture: the rater may have
-    // switched to another tab (or a blocked site) while this capture waited its turn.
-    const dataUrl = await pacer.run(async () => {
-      if (job.cancelled) return null;
+    // The checks run right before the capture (inside the paced call for a viewport): the
+    // rater may have switched to another tab (or a blocked site) while this one waited.
+    const ready = async () => {
+      if (job.cancelled) return false;
       tab = await browser.getTab(job.tabId).catch(() => null);
       refusal = whyNot(tab, rules);
-      if (refusal) return null;
+      if (refusal) return false;
       job.capturing = true;
-      return browser.captureVisibleTab(tab.windowId, options);
-    });
-    if (!dataUrl) {
+      return true;
+    };
+    let shot = null;
+    if (mode) {
+      if (await ready()) {
+        shot = await fullPageShot(tab, mode, options);
+        refusal = shot ? null : "the tab changed during the capture";
+      }
+    } else {
+      const dataUrl = await pacer.run(async () => ((await ready()) ? browser.captureVisibleTab(tab.windowId, options) : null));
+      if (dataUrl) shot = { blob: dataUrlToBlob(dataUrl), hash: hashString(dataUrl), fullPage: false };
+    }
+    if (!shot) {
       // The page this action was on is leaving: the action goes with the page that comes.
       if (tab?.pendingUrl && TARGETED.has(job.action.type) && !job.cancelled) carry(job.tabId, job.action);
       return { added: false, reason: job.cancelled ? "cancelled" : refusal };
@@ -371,13 +422,12 @@ export function createRecorder({
 
     const after = await browser.getTab(job.tabId).catch(() => null);
     if (!after?.active || after.url !== tab.url) return { added: false, reason: "the tab changed during the capture" };
-    const page = await browser.describePage(job.tabId, { includeHtml: settings.captureHtml }).catch(() => null);
+    const page = await browser.describePage(job.tabId, { includeHtml: settings.captureHtml, fullPage: shot.fullPage }).catch(() => null);
     if (!page) return { added: false, reason: "the page could not be read" };
     const pageRefusal = blockReason(page.url, rules) ?? (page.url.length > LIMITS.url ? "a URL too long for the platform" : null);
     if (pageRefusal) return { added: false, reason: pageRefusal };
 
-    const screenshotHash = hashString(dataUrl);
-    const blob = dataUrlToBlob(dataUrl);
+    const { blob, hash: screenshotHash, fullPage } = shot;
     const step = {
       id: uuid(),
       traceId: recording.traceId,
@@ -387,7 +437,8 @@ export function createRecorder({
       viewport: page.viewport,
       devicePixelRatio: page.devicePixelRatio,
       scroll: page.scroll,
-      action: job.action,
+      fullPage,
+      action: stepAction(job.action, { fullPage }),
       clickables: (page.clickables ?? []).map(fitClickable),
       mime: blob.type,
       bytes: blob.size,
@@ -395,7 +446,9 @@ export function createRecorder({
       stored: false,
     };
     if (typeof page.html === "string") step.html = page.html;
-    return store.appendStep(step, blob, { key: stepKey({ url: page.url, scroll: page.scroll, screenshotHash }) });
+    // A full-page screenshot shows the same page whatever the scroll: only a new image is a new step.
+    const key = stepKey({ url: page.url, scroll: fullPage ? null : page.scroll, screenshotHash });
+    return store.appendStep(step, blob, { key });
   }
 
   return {

@@ -48,6 +48,7 @@ export function stepPayload(step, position) {
     scroll: step.scroll,
     action: step.action,
     clickables: step.clickables,
+    full_page: step.fullPage === true, // the screenshot is the whole page; boxes are page-absolute
   };
   if (typeof step.html === "string") payload.html = step.html;
   return payload;

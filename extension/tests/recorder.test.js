@@ -314,3 +314,75 @@ test("start, pause, resume and stop refuse the transitions the state does not al
   assert.equal((await env.store.recording()).status, "idle");
   assert.deepEqual(env.browser.badges, ["recording", "paused", "idle"]);
 });
+
+const BUY = { tag: "button", text: "Buy", label: "", role: "button", href: "", bbox: [20, 400, 400, 160], pageBbox: [20, 4000, 400, 160], selector: "#buy" };
+
+test("a trace for a full-page batch captures whole pages, with page-absolute boxes, and puts the scroll back", async () => {
+  const env = await setUp();
+  Object.assign(env.browser.tabs.get(env.tab.id), { pageHeight: 2600, scroll: { x: 0, y: 300 } });
+  await env.recorder.start({ category: "shopping", batch: 4, fullPage: "stitch" });
+
+  await env.recorder.pageLoaded(env.tab.id);
+  await captured(env, 10_000);
+  env.browser.tabs.get(env.tab.id).screen = "kettles, bought";
+  await env.recorder.userAction(env.tab, { type: "click", target: BUY });
+  await captured(env, 10_000);
+
+  const [loaded, clicked] = await steps(env);
+  assert.equal(loaded.fullPage, true);
+  const image = JSON.parse(await env.screens.blobs.get(loaded.id).text());
+  assert.deepEqual(image.parts.map((part) => part.top), [0, 1600, 3200, 3600]);
+  assert.equal(image.height, 5200);
+  assert.deepEqual(loaded.clickables.find((item) => item.text === "Buy").bbox, [20, 4000, 60, 80]);
+  assert.deepEqual(loaded.scroll, { x: 0, y: 300 }, "described where the rater left it");
+  assert.deepEqual(env.browser.tabs.get(env.tab.id).scroll, { x: 0, y: 300 });
+  assert.equal(clicked.fullPage, true);
+  assert.deepEqual(clicked.action, {
+    type: "click",
+    target: { tag: "button", text: "Buy", label: "", role: "button", href: "", bbox: [20, 4000, 400, 160], selector: "#buy" },
+  });
+});
+
+test("in a full-page trace, scrolling alone is no new step: the whole page looks the same", async () => {
+  const env = await setUp();
+  env.browser.tabs.get(env.tab.id).pageHeight = 2000;
+  await env.recorder.start({ category: "shopping", fullPage: "stitch" });
+  await env.recorder.pageLoaded(env.tab.id);
+  await captured(env, 10_000);
+
+  env.browser.tabs.get(env.tab.id).scroll = { x: 0, y: 900 };
+  await env.recorder.userAction(env.tab, { type: "scroll" });
+  await captured(env, 10_000);
+
+  assert.equal((await steps(env)).length, 1);
+});
+
+test("a page that cannot be scrolled by the extension is captured as a viewport step", async () => {
+  const env = await setUp();
+  Object.assign(env.browser.tabs.get(env.tab.id), { scriptable: false, pageHeight: 3000 });
+  await env.recorder.start({ category: "shopping", fullPage: "stitch" });
+  await env.recorder.pageLoaded(env.tab.id);
+  await captured(env, 10_000);
+  env.browser.tabs.get(env.tab.id).screen = "changed";
+  await env.recorder.userAction(env.tab, { type: "click", target: BUY });
+  await captured(env, 10_000);
+
+  const all = await steps(env);
+  assert.deepEqual(all.map((step) => step.fullPage), [false, false]);
+  assert.equal(await env.screens.blobs.get(all[0].id).text(), "kettles, page 1");
+  assert.deepEqual(all.at(-1).action.target.bbox, [20, 400, 400, 160]);
+  assert.equal("pageBbox" in all.at(-1).action.target, false);
+});
+
+test("a viewport trace keeps viewport boxes even when the page reported page-absolute ones too", async () => {
+  const env = await setUp();
+  await env.recorder.start({ category: "shopping" });
+  await env.recorder.userAction(env.tab, { type: "click", target: BUY });
+  await captured(env);
+
+  const [step] = await steps(env);
+  assert.equal(step.fullPage, false);
+  assert.deepEqual(step.action.target.bbox, [20, 400, 400, 160]);
+  assert.equal("pageBbox" in step.action.target, false);
+  assert.deepEqual(env.browser.pageCommands, [], "no full-page scrolling");
+});

@@ -9,7 +9,7 @@ import { fakeClock, fakeScreens, fakeStorageArea } from "./fakes.js";
 import { fakePlatform } from "./fake-platform.js";
 
 /** A stopped trace of `count` steps in a fresh store, as the recorder leaves it. */
-async function recordedTrace({ count = 3, html = false } = {}) {
+async function recordedTrace({ count = 3, html = false, fullPage = false } = {}) {
   const screens = fakeScreens();
   const store = createStore({ area: fakeStorageArea(), screens });
   const traceId = randomUUID();
@@ -32,6 +32,7 @@ async function recordedTrace({ count = 3, html = false } = {}) {
       mime: "image/png",
       stored: false,
       ...(html ? { html: "<html></html>" } : {}),
+      ...(fullPage ? { fullPage: true } : {}),
     };
     await store.appendStep(step, new Blob([`png bytes ${index}`], { type: "image/png" }), { key: `key ${index}` });
     stepIds.push(step.id);
@@ -75,8 +76,9 @@ test("every kept step is posted with its position, and the trace is finished wit
 
   const first = platform.stepPosts()[1];
   assert.deepEqual(Object.keys(first.step).sort(), [
-    "action", "captured_at", "clickables", "client_id", "device_pixel_ratio", "position", "scroll", "title", "url", "viewport",
+    "action", "captured_at", "clickables", "client_id", "device_pixel_ratio", "full_page", "position", "scroll", "title", "url", "viewport",
   ]);
+  assert.equal(first.step.full_page, false);
   assert.equal(first.step.device_pixel_ratio, 2);
   assert.equal(first.step.action.target.text, "Next page");
   assert.equal(first.screenshot.name, `${local.stepIds[1]}.png`);
@@ -259,4 +261,13 @@ test("a trace still being recorded is not uploaded", async () => {
 
   await assert.rejects(upload({ store, screens, traceId }, { api, clock }), { code: "still_recording" });
   assert.equal(platform.calls.length, 0);
+});
+
+test("a full-page step says so: full_page is true", async () => {
+  const local = await recordedTrace({ count: 2, fullPage: true });
+  const { platform, clock, api } = setUp();
+
+  await upload(local, { api, clock });
+
+  assert.deepEqual(platform.stepPosts().map((post) => post.step.full_page), [true, true]);
 });
