@@ -30,6 +30,7 @@ from hits.errors import AssignmentClosed, NotYourAssignment
 from hits.models import Assignment
 
 from . import pools, selectors, services
+from .graph_serializers import GraphRebuildSerializer, SiteGraphSerializer, queue_graph_rebuild, site_graph
 from .models import PoolImport
 from .serializers import (
     CategorySerializer,
@@ -69,8 +70,12 @@ class CategoryViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_field = "slug"
 
 
+GraphAdmin = requires(Role.ADMIN, "Only admins can see and rebuild sites' navigation graphs.")
+
+
 class SiteViewSet(viewsets.ReadOnlyModelViewSet):
-    """Sites raters are sent to; filter with ``?category=<slug>``."""
+    """Sites raters are sent to; filter with ``?category=<slug>``. Admins read each site's
+    navigation graph (``graph/``) and rebuild it (``graph/rebuild/``)."""
 
     serializer_class = SiteSerializer
 
@@ -79,6 +84,35 @@ class SiteViewSet(viewsets.ReadOnlyModelViewSet):
         if self.request.query_params.get("category"):
             sites = sites.filter(category__slug=self.request.query_params["category"])
         return sites
+
+    def _any_site(self):
+        """The site named in the URL, inactive ones included: their graphs stay."""
+        site = Site.objects.filter(pk=url_id(self.kwargs["pk"], what="site")).first()
+        if site is None:
+            raise NotFound(f"There is no site {self.kwargs['pk']}.")
+        return site
+
+    @extend_schema(responses=SiteGraphSerializer)
+    @action(detail=True, methods=["get"], permission_classes=[GraphAdmin])
+    def graph(self, request, pk=None):
+        """The site's navigation graph: its pages (ids ``<host>_<number>``), the edges
+        between them, and the pages the homepage does not reach."""
+        graph = site_graph(self._any_site())
+        return Response(SiteGraphSerializer(graph, context={"request": request}).data)
+
+    @extend_schema(request=None, responses={202: GraphRebuildSerializer})
+    @action(
+        detail=True, methods=["post"], url_path="graph/rebuild", url_name="graph-rebuild",
+        permission_classes=[GraphAdmin], throttle_classes=[WriteThrottle],
+    )  # fmt: skip
+    def rebuild_graph(self, request, pk=None):
+        """Queues a rebuild of the site's graph from its traces; read ``graph/`` once it ran."""
+        site = self._any_site()
+        job = queue_graph_rebuild(site=site)
+        return Response(
+            GraphRebuildSerializer({"site": site.pk, "job": job.pk, "requested_at": job.created_at}).data,
+            status=status.HTTP_202_ACCEPTED,
+        )
 
 
 class ScreenViewSet(UploadEndpoint, mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet):
