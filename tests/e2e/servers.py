@@ -25,26 +25,36 @@ LONG_PAGE_BUTTON_TOP = 2600  # CSS pixels from the top of the page: far below th
 LONG_PAGE_HEIGHT = 4200
 
 
-def long_page():
+def long_page(*, green_link=False):
     """A page over five 800-pixel viewports tall: a fixed red header, a big pure-green button
-    far below the first viewport (pressing it changes the text at the top), and a link back."""
+    far below the first viewport (pressing it changes the text at the top), and a link back.
+    With ``green_link`` the green button is a link to the first product instead, and there
+    is no link back (the shop's home is then two clicks away)."""
     green, red = ("#{:02x}{:02x}{:02x}".format(*rgb) for rgb in (LONG_PAGE_BUTTON_RGB, LONG_PAGE_HEADER_RGB))
+    press = "document.getElementById('note').textContent='Pressed.'"
+    go = (
+        '<a id="go" href="/product/0">Go green</a>'
+        if green_link
+        else f'<button id="go" type="button" onclick="{press}">Go green</button>'
+    )
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>A long page – Demo Shop</title>
 <style>html,body{{margin:0;padding:0}} body{{font:18px sans-serif;height:{LONG_PAGE_HEIGHT}px;position:relative}}
 #pinned{{position:fixed;top:0;left:0;right:0;height:40px;background:{red}}}
 #note{{position:absolute;top:60px;left:40px;margin:0}}
 #go{{position:absolute;top:{LONG_PAGE_BUTTON_TOP}px;left:300px;width:320px;height:160px;border:0;
-background:{green};color:{green};font-size:12px}}
+background:{green};color:{green};font-size:12px;display:block;margin:0;padding:0;box-sizing:border-box}}
 #back{{position:absolute;top:{LONG_PAGE_HEIGHT - 200}px;left:40px}}</style></head>
 <body><div id="pinned"></div><p id="note">Scroll down for the green button.</p>
-<button id="go" type="button" onclick="document.getElementById('note').textContent='Pressed.'">Go green</button>
-<a id="back" href="/">Back to the shop</a></body></html>"""
+{go}
+{"" if green_link else '<a id="back" href="/">Back to the shop</a>'}</body></html>"""
 
 
 def demo_shop_page(path):
     """The demo shop: a home page linking to product pages, each linking to the next."""
     if path == "/long":
         return long_page()
+    if path == "/long-link":
+        return long_page(green_link=True)
     if path in ("/", "/index.html"):
         links = "".join(f'<a href="/product/{n}">{name}</a>' for n, (name, _) in enumerate(PRODUCTS))
         return _page("Demo Shop – kettles", f"<p>Choose a kettle:</p><nav>{links}</nav>"

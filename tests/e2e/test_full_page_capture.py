@@ -119,3 +119,66 @@ def test_a_stitch_batch_records_whole_pages_with_page_absolute_boxes(
     target = pressed.target["bbox"]
     assert all(abs(a - b) <= 2 for a, b in zip(target, button["bbox"], strict=True)), (target, button["bbox"])
     assert box_shows_colour(open_screenshot(pressed.screen.asset), target, LONG_PAGE_BUTTON_RGB)
+
+
+def test_a_button_below_the_first_viewport_is_cut_from_the_full_page_in_a_release(
+    chromium_with_extension, live_server, demo_site, rater, admin_user
+):
+    """Recorded whole, the long page's green link (far below the first viewport) leads to a
+    product; an episode from the long page to the shop's home runs over it, and the
+    release's crop of that button is green."""
+    from assets.models import Asset
+    from corpus.models import Episode, Evidence, NavPage, QAPair
+    from corpus.navigation import episode_path, rebuild
+    from releases.tests.helpers import build_now, read, read_json, release
+
+    context, worker = chromium_with_extension
+    make_category("shopping")
+    home = site(category="shopping", name="Demo Shop", url=demo_site.url + "/long-link")  # episodes start here
+    batch = _stitch_batch()
+    key = create_api_token(user=rater, name="Chrome extension")[1]
+    shop = context.pages[0] if context.pages else context.new_page()
+    shop.goto(demo_site.url + "/long-link")
+    popup = extension_tests._sign_in_and_start(context, live_server.url, key, rater, batch)
+    shop.bring_to_front()
+    shop.reload()
+    extension_tests._flush(worker)
+    extension_tests._click(shop, worker, "Go green")
+    extension_tests._click(shop, worker, "All kettles")
+    popup.bring_to_front()
+    popup.get_by_test_id("stop").click()
+    expect(popup.get_by_test_id("state")).to_have_attribute("data-state", "idle")
+    review = extension_tests._extension_page(context, "review")
+    review.get_by_test_id("upload").click()
+    expect(review.get_by_test_id("upload-done")).to_be_visible(timeout=90000)
+
+    trace = Trace.objects.get(author=rater)
+    assert [re.sub(r"^https?://[^/]+", "", s.url) for s in trace.steps.order_by("position")] == [
+        "/long-link", "/product/0", "/",
+    ]  # fmt: skip
+    Asset.objects.update(review_state=Asset.ReviewState.CLEARED)  # as a reviewer would
+    rebuild(home)
+    path = episode_path(home, demo_site.url + "/")
+    assert [re.sub(r"^https?://[^/]+", "", url) for url in path] == ["/long-link", "/product/0", "/"]
+    pair = QAPair.objects.create(author=rater, family="webvln", split_kind="navigation", state="accepted",
+                                 question="Which kettles does the shop sell?", answer="Four")  # fmt: skip
+    for position, url in enumerate(path):
+        step = NavPage.objects.get(site=home, url=url).step
+        Evidence.objects.create(qa_pair=pair, position=position, screen=step.screen, step=step)
+    Episode.objects.create(qa_pair=pair, site=home, target_url=path[-1], path=path, description="The shop's home.")
+
+    built = build_now(release(admin_user, families=["webvln"], test_answers_public=True))
+    assert built.state == "published", built.message
+    site_map = read_json(built, "webvln/map.json")
+    (graph,) = site_map.values()
+    (button,) = [b for page in graph.values() for b in page["data"].values() if b["text"] == ["Go green"]]
+    (name,) = button["imgs"]
+    crop = Image.open(io.BytesIO(read(built, f"webvln/imgs/{name}"))).convert("RGB")
+    dpr = shop.evaluate("window.devicePixelRatio")
+    assert crop.size == (320 * dpr, 160 * dpr)
+    assert box_shows_colour(crop, [0, 0, *crop.size], LONG_PAGE_BUTTON_RGB), crop_colour(crop, [0, 0, *crop.size])
+    pages = read_json(built, "webvln/pages.json")
+    (entries,) = pages.values()
+    assert set(entries) == set(graph)
+    long_entry = next(entry for entry in entries.values() if entry["url"].endswith("/long-link"))
+    assert long_entry["height"] >= LONG_PAGE_HEIGHT * dpr - 2  # the full page is the observation
