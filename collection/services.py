@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from assets import services as assets
 from config.errors import NotFound
+from corpus import services as corpus
 from corpus.models import Category, Screen, Trace, TraceStep
 from hits import registry
 from hits import services as work
@@ -173,6 +174,7 @@ def finish_trace(*, trace_id, author, step_count):
         raise MissingSteps("A trace needs at least one step.")
     trace.state, trace.finished_at = Trace.State.FINISHED, timezone.now()
     trace.save(update_fields=["state", "finished_at"])
+    corpus.regraph_sites_of_trace(trace=trace)
     if trace.batch is not None:
         anyone = trace.batch.kind_settings.get("questions_by") == "anyone"
         work.add_tasks(batch=trace.batch, payloads=[{"trace": trace.pk}], reserved_for=None if anyone else author)

@@ -91,13 +91,27 @@ def reject_pairs_citing(*, asset, reason, **_signal):
 def regraph_sites_showing(*, asset=None, replacement=None, **_signal):
     """A screenshot cleared, redacted or rejected changes the navigation graphs of the sites
     whose trace steps show it: each is rebuilt by a job."""
+    from .models import TraceStep
+
+    _regraph(TraceStep.objects.filter(screen__asset=asset or replacement).values_list("url", flat=True).distinct())
+
+
+def regraph_sites_of_trace(*, trace):
+    """A finished trace whose screenshots were already cleared (e.g. pages recorded before)
+    feeds its sites' graphs at once."""
+    from assets.models import Asset
+
+    steps = trace.steps.filter(screen__asset__review_state=Asset.ReviewState.CLEARED)
+    _regraph(steps.values_list("url", flat=True).distinct())
+
+
+def _regraph(urls):
     from django.utils import timezone
 
     from outbox.services import enqueue
 
-    from .models import Site, TraceStep, host_of
+    from .models import Site, host_of
 
-    urls = TraceStep.objects.filter(screen__asset=asset or replacement).values_list("url", flat=True).distinct()
     hosts = {host_of(url) for url in urls}
     for site_id in Site.objects.filter(host__in=hosts - {""}).values_list("pk", flat=True):
         enqueue("corpus.rebuild_site_graph", site_id, timezone.now().isoformat())

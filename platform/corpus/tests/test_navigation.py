@@ -127,3 +127,30 @@ def test_clearing_a_screenshot_rebuilds_the_sites_graph(rater, reviewer):
     assert rebuild_site_graph(*job.args)["pages"] == 3  # what the worker runs
     assert _pages(site)["/kettles/steel"].depth == 2
     assert rebuild_site_graph(*job.args) == {"site": site.pk, "skipped": True}  # asked before that rebuild
+
+
+def test_a_finished_trace_of_already_cleared_pages_rebuilds_its_sites_graph(rater, api_for):
+    import json
+    import uuid
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from assets.tests.samples import png_bytes
+
+    site = recorded_site(rater, traces=[("/", "/a", "/b")])
+    client = api_for(rater)
+    trace = client.post("/api/v1/traces/", {"client_id": str(uuid.uuid4()), "category": "shopping"}, format="json")
+    step = {"client_id": str(uuid.uuid4()), "position": 0, "url": f"{HOST}/c", "title": "C",
+            "captured_at": "2026-11-29T14:03:11Z", "viewport": {"width": 64, "height": 48},
+            "action": {"type": "navigate", "target": None}}  # fmt: skip
+    upload = SimpleUploadedFile("s.png", png_bytes(size=(64, 48), seed=4242), content_type="image/png")
+    sent = client.post(f"/api/v1/traces/{trace.json()['id']}/steps/", {"screenshot": upload, "step": json.dumps(step)},
+                       format="multipart")  # fmt: skip
+    assert sent.status_code == 201, sent.json()
+    Asset.objects.update(review_state="cleared")  # e.g. the same picture was cleared before
+    Job.objects.all().delete()
+    finished = client.post(f"/api/v1/traces/{trace.json()['id']}/finish/", {"step_count": 1}, format="json")
+    assert finished.status_code == 200
+    (job,) = Job.objects.filter(task="corpus.rebuild_site_graph")
+    rebuild_site_graph(*job.args)
+    assert "/c" in _pages(site)
