@@ -25,12 +25,13 @@ from assets.api import (
 )
 from config.api import WriteThrottle, url_id, validated
 from config.errors import DomainError, NotFound
+from corpus import services as corpus_services
 from corpus.models import Category, Evidence, ImageSource, QAPair, Screen, Site, Snippet, Trace, TraceStep
 from hits.errors import AssignmentClosed, NotYourAssignment
 from hits.models import Assignment
 
 from . import pools, selectors, services
-from .graph_serializers import GraphRebuildSerializer, SiteGraphSerializer, queue_graph_rebuild, site_graph
+from .graph_serializers import GraphRebuildSerializer, SiteGraphSerializer, site_graph
 from .models import PoolImport
 from .serializers import (
     CategorySerializer,
@@ -108,7 +109,7 @@ class SiteViewSet(viewsets.ReadOnlyModelViewSet):
     def rebuild_graph(self, request, pk=None):
         """Queues a rebuild of the site's graph from its traces; read ``graph/`` once it ran."""
         site = self._any_site()
-        job = queue_graph_rebuild(site=site)
+        job = corpus_services.request_rebuild(site=site)
         return Response(
             GraphRebuildSerializer({"site": site.pk, "job": job.pk, "requested_at": job.created_at}).data,
             status=status.HTTP_202_ACCEPTED,

@@ -7,13 +7,11 @@ from dataclasses import dataclass
 from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
-from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from corpus.models import NavEdge, NavPage, Site
 from corpus.navigation import MIN_TRANSITIONS, page_url
-from outbox import services as outbox
 
 
 def _counted(pages_or_edges):
@@ -86,11 +84,6 @@ def site_graph(site):
             edge.source, edge.destination = page, by_id[edge.destination_id]
     home = page_url(site.url)
     return SiteGraph(site=site, pages=pages, homepage=next((page for page in pages if page.url == home), None))
-
-
-def queue_graph_rebuild(*, site):
-    """Asks a worker to rebuild ``site``'s graph from its traces now; returns the ``Job``."""
-    return outbox.enqueue("corpus.rebuild_site_graph", site.pk, timezone.now().isoformat())
 
 
 class GraphPageSerializer(serializers.Serializer):

@@ -7,10 +7,11 @@ from django.views.decorators.http import require_POST
 
 from accounts.models import Role
 from accounts.permissions import role_required
+from corpus import services as corpus_services
 from corpus.models import Site
 from corpus.navigation import MIN_TRANSITIONS
 
-from .graph_serializers import queue_graph_rebuild, site_graph, sites_with_graph_figures
+from .graph_serializers import site_graph, sites_with_graph_figures
 
 ADMINS_ONLY = "Only admins can see the sites' navigation graphs."
 
@@ -34,7 +35,7 @@ def site_graph_page(request, site_id):
 @role_required(Role.ADMIN, ADMINS_ONLY)
 def rebuild_site_graph(request, site_id):
     site = get_object_or_404(Site, pk=site_id)
-    queue_graph_rebuild(site=site)
+    corpus_services.request_rebuild(site=site)
     messages.success(
         request, f"A rebuild of {site.name}'s graph is queued; reload this page in a minute to see the new graph."
     )

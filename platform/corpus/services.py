@@ -105,6 +105,15 @@ def regraph_sites_of_trace(*, trace):
     _regraph(steps.values_list("url", flat=True).distinct())
 
 
+def request_rebuild(*, site):
+    """Asks a worker to rebuild ``site``'s navigation graph from its traces now; returns the job."""
+    from django.utils import timezone
+
+    from outbox.services import enqueue
+
+    return enqueue("corpus.rebuild_site_graph", site.pk, timezone.now().isoformat())
+
+
 def _regraph(urls):
     from django.utils import timezone
 
