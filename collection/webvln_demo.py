@@ -20,7 +20,7 @@ from moderation.models import ReviewItem
 
 from . import services
 from .answers import answer_type
-from .demo_sites import SITES, button_boxes, screenshot
+from .demo_sites import SITES, button_boxes, page_html, screenshot
 from .kinds.navigation_qa import fill_targets
 
 NAVIGATION_BATCH = "Demo: questions that need navigating a site"
@@ -71,6 +71,7 @@ def _record(author, host, walk, category):
                 "client_id": uuid.uuid4(), "position": position, "url": url, "title": pages[path].title,
                 "captured_at": timezone.now(), "viewport": {"width": 1280, "height": 800}, "scroll": {"x": 0, "y": 0},
                 "action": {"type": "click" if previous else "navigate", "target": target}, "clickables": clickables,
+                "html": page_html(host, path),
             },
         )  # fmt: skip
         previous = path

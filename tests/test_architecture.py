@@ -102,7 +102,11 @@ def test_kinds_register_themselves_from_their_apps():
     homes = {kind.name: type(kind).__module__.split(".")[0] for kind in KINDS}
     assert homes["demo_question"] == "hits"
     assert {name for name, app in homes.items() if app == "collection"} >= {"trace_qa", "six_image_qa"}
-    assert {name for name, app in homes.items() if app == "validation"} == {"validation", "references"}
+    assert {name for name, app in homes.items() if app == "validation"} == {
+        "validation",
+        "references",
+        "candidate_review",
+    }
 
 
 def _sources_outside_the_kinds():

@@ -50,8 +50,20 @@ EPISODE_PROBLEMS = {
 }
 
 
-def problems_of(family):
-    return EPISODE_PROBLEMS if family == QAPair.Family.WEBVLN else PROBLEMS
+# A generated candidate is checked on the criteria its generator was given.
+CANDIDATE_PROBLEMS = {
+    "answer_correct": "the answer is not what the page shows",
+    "follows_guidelines": "the question is not about what the page actually shows",
+    "sources_needed": "the question is not brief, or not answerable from the page alone",
+}
+
+
+def problems_of(pair):
+    from generation.models import Candidate
+
+    if Candidate.objects.filter(qa_pair_id=pair.pk).exists():
+        return CANDIDATE_PROBLEMS
+    return EPISODE_PROBLEMS if pair.family == QAPair.Family.WEBVLN else PROBLEMS
 
 
 # --- Qualification tests -------------------------------------------------------------------
@@ -191,9 +203,10 @@ def revoke(*, worker, qualification, reason, actor=None):
 # --- Validation of QA pairs ----------------------------------------------------------------
 
 
-def queue_for_validation(*, qa_pairs, **_signal):
-    """Gives each pair still pending validation a validation task, once. Runs inside
-    the transaction that wrote the pairs (the ``corpus.signals.pairs_written`` signal)."""
+def queue_for_validation(*, qa_pairs, kind=None, **_signal):
+    """Gives each pair still pending validation a validation task (of ``kind``, by default
+    the validation kind), once. Runs inside the transaction that wrote the pairs (the
+    ``corpus.signals.pairs_written`` signal)."""
     from .kinds.validation import Validation
 
     pending = [p for p in qa_pairs if p.state == QAPair.State.PENDING_VALIDATION]
@@ -202,12 +215,20 @@ def queue_for_validation(*, qa_pairs, **_signal):
     for pair in pending:
         if pair.pk in queued:
             continue
-        batch = batch_for(kind=Validation.name, family=pair.family)
+        batch = batch_for(kind=kind or Validation.name, family=pair.family)
         if batch is None:
             continue
         (task,) = hits.add_tasks(batch=batch, payloads=[{"qa_pair": pair.pk}], assignments_wanted=VALIDATORS_WANTED)
         created.append(PairValidation.objects.create(qa_pair=pair, task=task))
     return created
+
+
+def queue_candidate_review(*, qa_pairs, **_signal):
+    """Generated candidates that assessors should check (``generation.signals.review_wanted``)."""
+    from .kinds.candidate_review import CandidateReview
+
+    with transaction.atomic():
+        return queue_for_validation(qa_pairs=qa_pairs, kind=CandidateReview.name)
 
 
 def queue_pending_pairs():
@@ -286,7 +307,7 @@ def _decide(validation, judgements, *, accepted):
     if pair.state == QAPair.State.PENDING_VALIDATION:
         # A pair rejected meanwhile (e.g. its screen failed review) stays rejected.
         state = QAPair.State.ACCEPTED if accepted else QAPair.State.REJECTED
-        reason = "" if accepted else rejection_reason(judgements, problems=problems_of(pair.family))
+        reason = "" if accepted else rejection_reason(judgements, problems=problems_of(pair))
         corpus.decide_pair(qa_pair=pair, state=state, reason=reason)
     quality.count_decision(judgements=judgements, pair=pair, accepted=accepted)
     quality.recompute_agreement_later(batch_ids={validation_batch_id(validation), pair_batch_id(pair)})

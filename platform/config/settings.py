@@ -390,6 +390,12 @@ MINING_VISUAL_PER_QUESTION = int(os.environ.get("MINING_VISUAL_PER_QUESTION", "5
 MINING_NEAR_DUPLICATE_BITS = int(os.environ.get("MINING_NEAR_DUPLICATE_BITS", "10"))
 # Beyond this many differing bits an image no longer counts as looking like the evidence.
 MINING_VISUAL_MAX_BITS = int(os.environ.get("MINING_VISUAL_MAX_BITS", "24"))
+
+# Generation runs' "openai-compatible" generator: any chat-completions endpoint (a hosted
+# API, vLLM, Ollama …). The key is only ever read from here, never stored with a run.
+LLM_BASE_URL = os.environ.get("LLM_BASE_URL", "https://api.openai.com/v1")
+LLM_MODEL = os.environ.get("LLM_MODEL", "gpt-4o-mini")
+LLM_API_KEY = os.environ.get("LLM_API_KEY", "")
 # BM25 candidates read per wanted distractor, before exclusions (more are read when short).
 MINING_CANDIDATES_FACTOR = int(os.environ.get("MINING_CANDIDATES_FACTOR", "3"))
 # QA pairs per chunk (one Celery task each), retries of a failed chunk and the wait between.

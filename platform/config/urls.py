@@ -9,6 +9,7 @@ api_v1 = [
     path("", include("collection.api_urls")),
     path("", include("validation.api_urls")),
     path("", include("mining.api_urls")),
+    path("", include("generation.api_urls")),
     path("", include("releases.api_urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularRedocView.as_view(url_name="api-v1:schema"), name="docs"),
@@ -24,6 +25,7 @@ urlpatterns = [
     path("training/", include("validation.training_urls")),
     path("dashboards/", include("dashboards.urls")),
     path("releases/", include("releases.urls")),
+    path("generation/", include("generation.urls")),
     path("", include("hits.urls")),
 ]
 

@@ -216,6 +216,7 @@ class QAPair(models.Model):
 
     class State(models.TextChoices):
         DRAFT = "draft", "Draft"
+        CANDIDATE = "candidate", "Generated candidate"
         PENDING_VALIDATION = "pending_validation", "Pending validation"
         ACCEPTED = "accepted", "Accepted"
         REJECTED = "rejected", "Rejected"
@@ -262,7 +263,7 @@ class QAPair(models.Model):
         ordering = ["-created_at"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(state__in=["draft", "pending_validation", "accepted", "rejected"]),
+                condition=Q(state__in=["draft", "candidate", "pending_validation", "accepted", "rejected"]),
                 name="qapair_state_known",
             ),
             models.CheckConstraint(condition=~Q(question="") & ~Q(answer=""), name="qapair_has_question_and_answer"),

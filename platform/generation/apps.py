@@ -5,3 +5,10 @@ class GenerationConfig(AppConfig):
     """Machine-generated QA candidates from recorded pages (WebVLN §4.2), with provenance."""
 
     name = "generation"
+
+    def ready(self):
+        from corpus.signals import pair_decided
+
+        from . import receivers
+
+        pair_decided.connect(receivers.count_decision, dispatch_uid="generation.count_decision")

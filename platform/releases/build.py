@@ -33,7 +33,7 @@ from .storage import ReleaseFiles, delete_prefix
 logger = logging.getLogger(__name__)
 
 
-SNAPSHOT_COUNTS = ("selected", "excluded", "authors", "licences")
+SNAPSHOT_COUNTS = ("selected", "excluded", "authors", "licences", "generated")
 
 
 class Superseded(Exception):

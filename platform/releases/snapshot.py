@@ -44,6 +44,12 @@ SNIPPET_FIELDS = ["id", "title", "text", "url"]
 PAIR_FIELDS = ["id", "family", "split_kind", "question", "answer", "answer_type", "keyword_answer", "reasoning_types"]
 PAIR_FIELDS += ["question_category", "category__slug", "trace_id", "image_group_id", "image_group__label", "author_id"]
 PAIR_FIELDS += ["answer_variants", "episode__site__host", "episode__target_url", "episode__description"]
+PAIR_FIELDS += [
+    "candidate__generator",
+    "candidate__generator_version",
+    "candidate__prompt_version",
+    "candidate__run_id",
+]
 STEP_FIELDS = ["trace_id", "position", "action", "target", "url", "title", "captured_at", "clickables"]
 STEP_FIELDS += ["viewport_width", "viewport_height", "device_pixel_ratio", "scroll_x", "scroll_y"]
 STEP_FIELDS += [f"screen__{field}" for field in SCREEN_FIELDS]
@@ -96,7 +102,7 @@ def take_snapshot(*, release, progress):
         if environment.assets:
             _store_assets(release, environment.assets.values())
         progress(stage="snapshot", done=0, total=pairs.count(), persist=False)
-        excluded, authors, licences = defaultdict(int), set(), set()
+        excluded, authors, licences, generated = defaultdict(int), set(), set(), defaultdict(int)
         done, last = 0, 0
         while chunk := list(
             pairs.filter(id__gt=last).order_by("id").values(*PAIR_FIELDS)[: settings.RELEASE_CHUNK_SIZE]
@@ -108,7 +114,10 @@ def take_snapshot(*, release, progress):
                     excluded[record_or_reason] += 1
                     continue
                 record = record_or_reason
-                authors.add(pair["author_id"])
+                if record["source"] == "generated":
+                    generated[pair["candidate__run_id"]] += 1
+                else:
+                    authors.add(pair["author_id"])
                 group = _group_key(pair, record)
                 split = plan.split_of(record=record, group_key=group)
                 items.append((pair["id"], record["guid"], pair["family"], split, group[:300], record))
@@ -124,6 +133,8 @@ def take_snapshot(*, release, progress):
             "authors": len(authors),
             "licences": sorted(licences),
         }
+        if generated:
+            counts["generated"] = generated_counts(generated)
         Release.objects.filter(pk=release.pk).update(snapshot_at=snapshot_at, split_plan=plan.to_json())
     return counts, snapshot_at
 
@@ -364,6 +375,7 @@ def _record(pair, evidence_rows, distractor_rows, step_rows, references, kept, g
         "reasoning_types": list(pair["reasoning_types"] or []),
         "question_category": pair["question_category"],
         "trace": pair["trace_id"],
+        "source": "generated" if pair["candidate__generator"] else "human",
         "image_group": pair["image_group_id"],
         "evidence": evidence,
         "steps": steps,
@@ -373,12 +385,36 @@ def _record(pair, evidence_rows, distractor_rows, step_rows, references, kept, g
         record["reference_answers"] = references[1]
     if pair["answer_variants"]:  # likewise: validators' other ways to write the answer
         record["answer_variants"] = pair["answer_variants"]
+    if pair["candidate__generator"]:
+        record["generator"] = {
+            "name": pair["candidate__generator"], "version": pair["candidate__generator_version"],
+            "prompt_version": pair["candidate__prompt_version"], "run": pair["candidate__run_id"],
+        }  # fmt: skip
     if record["family"] == "webvln":
         episode = _episode(pair, graphs)
         if isinstance(episode, str):
             return episode
         record["episode"] = episode
     return _check_family(record) or record
+
+
+def generated_counts(by_run):
+    """Generated pairs in the release per run, and each site's sample in those runs."""
+    from generation.models import SiteSample
+
+    samples = []
+    rows = SiteSample.objects.filter(run_id__in=by_run).select_related("site", "run").order_by("run_id", "site__host")
+    for sample in rows:
+        samples.append(
+            {"run": sample.run_id, "generator": sample.run.generator, "site": sample.site.host,
+             "candidates": sample.candidates, "sample": sample.size, "accepted": sample.accepted,
+             "rejected": sample.rejected, "decision": sample.state}
+        )  # fmt: skip
+    return {
+        "pairs": sum(by_run.values()),
+        "runs": {str(run): n for run, n in sorted(by_run.items())},
+        "samples": samples,
+    }
 
 
 def _episode(pair, graphs):

@@ -57,6 +57,24 @@ def _webvln(release, counts):
     )
 
 
+def _generated(counts):
+    found = counts.get("generated")
+    if not found:
+        return "\nEvery question in this release was written by a person (`source: human`).\n"
+    lines = [
+        f"\n{found['pairs']} questions were written by a generator from the pages' text (`source: generated`, "
+        "with the generator's name, version and prompt version in each record) and checked as WebVLN did: "
+        "assessors checked a sample of each website's candidates, and the rest of a website's candidates were "
+        "accepted only when its sample's acceptance reached the run's threshold; otherwise each was checked.\n",
+        "| run | generator | website | candidates | sample | accepted | rejected | decision |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for s in found["samples"]:
+        lines.append(f"| {s['run']} | {s['generator']} | {s['site']} | {s['candidates']} | {s['sample']} | "
+                     f"{s['accepted']} | {s['rejected']} | {s['decision']} |")  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
 def _table(counts):
     families = sorted({family for split in counts["splits"].values() for family in split})
     lines = ["| split | " + " | ".join(FAMILY_NAMES.get(f, f) for f in families) + " | total |"]
@@ -88,7 +106,7 @@ Snapshot taken {release.snapshot_at:%Y-%m-%d %H:%M} UTC. Parent version: {parent
 Families: {", ".join(FAMILY_NAMES.get(f, f) for f in sorted(release.families))}. QA pair states included:
 {", ".join(sorted(release.qa_states))}. Split strategy: {release.split_strategy} (seed {release.seed};
 {release.train_percent} / {release.val_percent} / {release.test_percent} percent train / val / test).
-{_webvln(release, counts)}
+{_webvln(release, counts)}{_generated(counts)}
 ## Files
 
 - `records/<family>/<split>.jsonl`: every QA pair, one JSON object per line: `id`, `family`,

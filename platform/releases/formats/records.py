@@ -63,7 +63,7 @@ def record_of(record):
         )  # fmt: skip
         before = step["url"]
     negatives = record["negatives"]
-    return {
+    line = {
         "id": record["guid"],
         "family": record["family"],
         "kind": KINDS.get(record["kind"], record["kind"]),
@@ -91,7 +91,14 @@ def record_of(record):
             "snippets": [{"title": s["title"], "text": s["text"], "url": s["url"]} for s in negatives["text"]],
             "screens": [_screen(screen, relevant=False) for screen in negatives["screen"]],
         },
+        # Who wrote the question: a person, or a generator (with its version and prompt).
+        "source": record.get("source", "human"),
     }
+    if record.get("generator"):
+        line["generator"] = record["generator"]
+    if record.get("episode"):
+        line["episode"] = {key: record["episode"][key] for key in ("website", "path", "description")}
+    return line
 
 
 def without_answers(record):

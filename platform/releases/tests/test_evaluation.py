@@ -51,8 +51,8 @@ def demo_release(admin_user):
     call_command("load_demo", stdout=open(os.devnull, "w"))  # noqa: SIM115
     Asset.objects.update(review_state="cleared")
     built = build_now(
-        release(admin_user, name="demo", qa_states=["accepted", "pending_validation"], split_strategy="random",
-                train_percent=1, val_percent=0)
+        release(admin_user, name="demo", families=["webquest", "webqa"], qa_states=["accepted", "pending_validation"],
+                split_strategy="random", train_percent=1, val_percent=0)
     )  # fmt: skip
     assert built.counts["splits"]["test"].get("webquest") and built.counts["splits"]["test"].get("webqa")
     return built

@@ -112,9 +112,12 @@ def test_a_release_of_the_demo_data_builds_on_the_worker_and_rebuilds_identicall
     services.start_build(release=definition)
     built = _wait(definition, lambda r: r.state in ("published", "failed"))
     assert built.state == "published", built.message
-    # The multi-screen example and the four WebQA examples; the single-screen one's screen is not cleared.
-    assert built.counts["items"] == 5 and built.counts["excluded"] == {"uncleared_evidence": 1}
+    # The multi-screen example, the four WebQA examples and the twelve navigation episodes
+    # on the demo websites; the single-screen one's screen is not cleared.
+    assert built.counts["items"] == 17 and built.counts["excluded"] == {"uncleared_evidence": 1}
+    assert built.counts["families"]["webvln"] == 12
     assert {"webqa/WebQA_train_val.json", "webqa/imgs.tsv", "webqa/imgs.lineidx"} <= set(paths(built))
+    assert {"webvln/map.json", "webvln/pages.json", "webvln/seen/test.json"} <= set(paths(built))
     everything = b"".join(read(built, path) for path in sorted(paths(built)))
     assert pending.sha256.encode() not in everything
 
