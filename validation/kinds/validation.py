@@ -4,6 +4,7 @@ from rest_framework import serializers
 from accounts.models import Role
 from corpus.models import QAPair
 from corpus.selectors import evidence_of
+from generation.variants import propose as propose_variants
 from hits import registry
 from hits.kinds.base import TaskKind
 from hits.models import Task
@@ -85,6 +86,11 @@ class Validation(TaskKind):
         for key in ("answer_correct", "follows_guidelines", "sources_needed"):
             if post.get(key) in ("yes", "no"):
                 data[key] = post[key] == "yes"
+        # Suggested ways of writing the answer that the validator ticked join the ones typed.
+        ticked = [value for value in post.getlist("suggested_variants") if value.strip()]
+        if ticked:
+            typed = data.get("answer_variants", "")
+            data["answer_variants"] = "\n".join([*typed.splitlines(), *ticked]).strip()
         return data
 
     def page_context(self, *, assignment):
@@ -92,7 +98,10 @@ class Validation(TaskKind):
             pk=assignment.task.payload["qa_pair"]
         )
         episode = getattr(pair, "episode", None)
+        known = {pair.answer.strip(), *pair.answer_variants}
+        suggestions = [v for v in propose_variants(pair.answer) if v not in known] if pair.family == "webquest" else []
         return {
+            "suggested_variants": suggestions,
             "pair": pair,
             "evidence": evidence_of(pair),
             "needs_sentence": pair.family == QAPair.Family.WEBQA,
