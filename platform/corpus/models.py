@@ -42,6 +42,12 @@ class Site(models.Model):
     host = models.CharField(max_length=255, editable=False, help_text="Pages on this host count as this site.")
     active = models.BooleanField(default=True)
     notes = models.TextField(blank=True, help_text="Hints for raters, e.g. which pages have good material.")
+    keep_query = models.BooleanField(
+        default=False,
+        help_text="Addresses on this site keep their query strings in releases (e.g. a search site, whose "
+        "query is the page's content). Other sites' addresses lose them, since queries often carry "
+        "personal data.",
+    )
     graph_built_at = models.DateTimeField(null=True, blank=True, editable=False)
     graph_traces = models.PositiveIntegerField(
         default=0, editable=False, help_text="Recorded traces that fed the navigation graph."
