@@ -8,7 +8,7 @@ the main content (a product picture, most likely) also gets a caption from a
 ``Captioner``, by default ``NearbyText``; a captioning model can replace it.
 
 ``pii_findings`` and ``redact`` run the platform's personal-data detectors
-(``moderation.prescreen``) on plain text, and ``redacted`` masks a whole ``PageText``,
+(``moderation.textscreen``) on plain text, and ``redacted`` masks a whole ``PageText``,
 so nothing with an e-mail address or a phone number in it goes to an outside model or
 into a question unnoticed.
 
@@ -23,7 +23,7 @@ from html.parser import HTMLParser
 from typing import Protocol
 from urllib.parse import urljoin
 
-from moderation.prescreen import Box, Line, Word, find_pii
+from moderation import textscreen
 
 # Longest cleaned text kept for a page, in characters: a page is a few screens of
 # product details, and a generator's prompt has to hold it.
@@ -287,41 +287,20 @@ def from_words(lines: list[str], *, title: str = "", max_chars: int = MAX_CHARS)
 
 # --- Personal data -------------------------------------------------------------------
 
-_NO_BOX = Box(0, 0, 0, 0)
 # Findings that are signs about a page, not someone's data in its text ("Sign out").
-NOT_PERSONAL = {"signed_in", "url"}
+NOT_PERSONAL = textscreen.NOT_PERSONAL
 
 
 def pii_findings(text: str) -> list[dict]:
     """``[{"kind", "text"}]``: personal data ``moderation.prescreen`` finds in ``text``
     (e-mail addresses, phone numbers, cards, IBANs, street addresses, signs of a
     signed-in page), line by line, each ``text`` as it stands in its line."""
-    lines = []
-    for number, line in enumerate(text.splitlines()):
-        words = [Word(word, 1.0, _NO_BOX, number, 0, 0) for word in line.split()]
-        if words:
-            lines.append(Line(words))
-    return [{"kind": finding.kind, "text": finding.text} for finding in find_pii(lines)]
+    return textscreen.text_findings(text)
 
 
 def redact(text: str, findings: list[dict], *, mask: str = "[…]") -> str:
-    """``text`` with every occurrence of every finding's text replaced by ``mask`` (spaces
-    inside a finding match any run of whitespace, as the detectors join words by one)."""
-    spans = []
-    for finding in findings:
-        words = finding["text"].split()
-        if words:
-            pattern = re.compile(r"\s+".join(re.escape(word) for word in words))
-            spans += [match.span() for match in pattern.finditer(text)]
-    merged: list[list[int]] = []
-    for start, end in sorted(spans):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    for start, end in reversed(merged):
-        text = text[:start] + mask + text[end:]
-    return text
+    """``text`` with every occurrence of every finding's text replaced by ``mask``."""
+    return textscreen.mask(text, findings, marker=mask)
 
 
 def redacted(page: PageText) -> PageText:

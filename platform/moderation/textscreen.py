@@ -1,0 +1,124 @@
+"""Personal data in plain text: the pre-screen's detectors over texts that can ship.
+
+A trace step's title, address and link texts, a pool image's title and description, a
+question and its answer are text, not pixels, but they can hold the same e-mail address
+or phone number a screenshot does. ``text_findings`` runs ``prescreen.find_pii`` over
+them line by line (every character read with full confidence), ``url_findings`` over
+an address's decoded path, query and fragment, and ``mask`` / ``mask_url`` replace what
+was found. Signs about a page ("Sign out", "Hello Jane") are findings too: a reviewer
+may want to see them, and masking them costs nothing.
+
+Pure Python, no database: findings are plain ``{"kind", "text"}`` dicts.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qsl, quote, unquote, unquote_plus, urlencode, urlsplit, urlunsplit
+
+from .prescreen import PII_WEIGHTS, Box, Line, Word, find_pii
+
+MASK = "[…]"
+# Findings that are signs about a page rather than someone's data in its text.
+NOT_PERSONAL = {"signed_in", "url"}
+_NO_BOX = Box(0, 0, 0, 0)
+# The pre-screen's e-mail pattern is loose for OCR (it takes the whole word before the
+# "@"); in text the word may be "mailto:jo@…" or "email=jo@…", so the address is cut out.
+_STRICT_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+# Characters that separate the parts of an address (so "email=jo@…" reads as two words).
+_URL_SEPARATORS = re.compile(r"[/?&=#;]+")
+# The signs of a signed-in page that name nobody.
+_NAMELESS = re.compile(r"(?:sign|log)[ -]?out|my account|welcome back", re.IGNORECASE)
+
+
+def text_findings(text: str) -> list[dict]:
+    """``[{"kind", "text"}]``: personal data the pre-screen's detectors find in ``text``,
+    each ``text`` as it stands in its line; every distinct finding once, in reading order."""
+    lines = []
+    for number, line in enumerate((text or "").splitlines()):
+        words = [Word(word, 1.0, _NO_BOX, number, 0, 0) for word in line.split()]
+        if words:
+            lines.append(Line(words))
+    found, seen = [], set()
+    for finding in find_pii(lines):
+        kind, value = finding.kind, finding.text
+        if kind == "email":
+            strict = _STRICT_EMAIL.search(value)
+            value = strict.group() if strict else value
+        if (kind, value) not in seen:
+            seen.add((kind, value))
+            found.append({"kind": kind, "text": value})
+    return found
+
+
+def url_findings(url: str) -> list[dict]:
+    """Personal data in an address: its path, query and fragment decoded, each part read
+    as a word of its own (the host is a site's, not a person's)."""
+    if not url:
+        return []
+    parts = urlsplit(url)
+    readable = " ".join([unquote(parts.path), unquote_plus(parts.query), unquote(parts.fragment)])
+    return text_findings(_URL_SEPARATORS.sub(" ", readable))
+
+
+def mask(text: str, findings: list[dict], *, marker: str = MASK) -> str:
+    """``text`` with every occurrence of every finding's text replaced by ``marker`` (a
+    space inside a finding matches any run of whitespace, as the detectors join words
+    by one)."""
+    if not text:
+        return text
+    spans = []
+    for finding in findings:
+        words = finding["text"].split()
+        if words:
+            pattern = re.compile(r"\s+".join(re.escape(word) for word in words))
+            spans += [match.span() for match in pattern.finditer(text)]
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    for start, end in reversed(merged):
+        text = text[:start] + marker + text[end:]
+    return text
+
+
+def mask_url(url: str, findings: list[dict], *, marker: str = MASK) -> str:
+    """``url`` with the findings masked in its path segments, query values and fragment,
+    each decoded first and encoded again, so the result is still an address."""
+    if not url or not findings:
+        return url
+    parts = urlsplit(url)
+    path = "/".join(_masked_part(segment, findings, marker, safe=":@!$'()*+,;=[]") for segment in parts.path.split("/"))
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        masked = [(mask(key, findings, marker=marker), mask(value, findings, marker=marker)) for key, value in pairs]
+        if masked != pairs:
+            query = urlencode(masked, safe="[]")
+    fragment = _masked_part(parts.fragment, findings, marker, safe="/?:@!$&'()*+,;=[]")
+    return urlunsplit((parts.scheme, parts.netloc, path, query, fragment))
+
+
+def _masked_part(part, findings, marker, *, safe):
+    """One encoded part of an address, masked; left exactly as it was when nothing is."""
+    decoded = unquote(part)
+    masked = mask(decoded, findings, marker=marker)
+    return part if masked == decoded else quote(masked, safe=safe)
+
+
+def personal(findings: list[dict]) -> list[dict]:
+    """The findings that are someone's data: without the signs about a page ("Sign out",
+    "My account", an account page's address); a greeting keeps its name ("Hello Jane")."""
+    return [
+        finding
+        for finding in findings
+        if finding["kind"] != "url" and not (finding["kind"] == "signed_in" and _NAMELESS.fullmatch(finding["text"]))
+    ]
+
+
+def risk(findings: list[dict]) -> float:
+    """How much these findings should raise an item in the personal-data queue (text is
+    read exactly, so every finding counts with its kind's full weight)."""
+    return max((PII_WEIGHTS.get(finding["kind"], 0.0) for finding in findings), default=0.0)
