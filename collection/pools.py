@@ -39,6 +39,9 @@ from assets.errors import ImageRefused
 from assets.services import store_image
 from config.errors import DomainError
 from corpus.models import ImageSource, Snippet
+from moderation import services as moderation
+from moderation import textscreen
+from moderation.signals import texts_masked
 from outbox import services as outbox
 
 from .models import PoolImport
@@ -329,10 +332,39 @@ def _import_image(row, *, source, user):
         raise RowError(f"{row['file']}: {refusal.message}") from None
     try:
         with transaction.atomic():
-            _, created = ImageSource.objects.get_or_create(asset=asset, defaults={**fields, "imported_by": user})
+            image_source, created = ImageSource.objects.get_or_create(
+                asset=asset, defaults={**fields, "imported_by": user}
+            )
+            if created:
+                _screen_image_texts(image_source)
     except IntegrityError:  # imported at the same moment by another job
         created = False
     return created
+
+
+def _screen_image_texts(image_source):
+    """Personal data in a pool image's title and description goes to the image's review
+    item, with the field it is in; the reviewer masks it there."""
+    findings = moderation.screen_texts(
+        texts=[("image title", image_source.title), ("image description", image_source.description)],
+        urls=[("image source URL", image_source.source_url)],
+    )
+    moderation.record_text_findings(
+        asset=image_source.asset, record={"type": "pool_image", "id": image_source.pk}, findings=findings
+    )
+
+
+def mask_pool_image_texts(*, asset, findings, **_signal):
+    """A reviewer masked personal data found in a pool image's texts."""
+    ids = {f["record"]["id"] for f in findings if f.get("record", {}).get("type") == "pool_image"}
+    for image_source in ImageSource.objects.filter(pk__in=ids).select_for_update():
+        image_source.title = textscreen.mask(image_source.title, findings)
+        image_source.description = textscreen.mask(image_source.description, findings)
+        image_source.source_url = textscreen.mask_url(image_source.source_url, findings)
+        image_source.save(update_fields=["title", "description", "source_url"])
+
+
+texts_masked.connect(mask_pool_image_texts, dispatch_uid="collection.mask_pool_image_texts")
 
 
 def snippet_digest(title, text):
@@ -343,10 +375,16 @@ def snippet_digest(title, text):
 def _import_snippet(row, *, source, user):
     title = _check_text(row, "title", required=True, limit=500)
     text = _check_text(row, "text", required=True, limit=20000)
+    url = _check_url(row.get("url", ""), "url")
+    # Nobody reviews a snippet, so personal data in it is masked as it comes in (signs of
+    # a signed-in page are no visitor's in a quoted text); the digest is of the row as
+    # given, so importing it again still finds it.
+    found = textscreen.text_findings(f"{title}\n{text}") + textscreen.url_findings(url)
+    found = [finding for finding in found if finding["kind"] not in textscreen.NOT_PERSONAL]
     fields = {
-        "title": title,
-        "text": text,
-        "url": _check_url(row.get("url", ""), "url"),
+        "title": textscreen.mask(title, found),
+        "text": textscreen.mask(text, found),
+        "url": textscreen.mask_url(url, found),
         "topic": _check_text(row, "topic", limit=200),
         "imported_by": user,
     }

@@ -10,10 +10,13 @@ from assets import services as assets
 from config.errors import NotFound
 from corpus import services as corpus
 from corpus.models import Category, Screen, Trace, TraceStep
+from generation import pagetext
 from hits import registry
 from hits import services as work
 from hits.models import Batch
 from moderation import services as moderation
+from moderation import textscreen
+from moderation.signals import texts_masked
 
 from .catalogue import site_for
 from .errors import MissingSteps, NotATraceBatch, NotYourScreen, NotYourTrace, ScreenInUse, TraceFinished
@@ -148,6 +151,7 @@ def add_step(*, trace_id, author, screenshot, step):
                 key = f"traces/{trace.pk}/{stored.client_id}.html"
                 stored.html_key = default_storage.save(key, ContentFile(step["html"].encode()))
                 stored.save(update_fields=["html_key"])
+            _screen_step_texts(stored, html=step.get("html") or "")
             if screen.site is None:
                 # A trace wanders off the catalogue; the category is still the trace's.
                 site = site_for(url=step["url"], category=trace.category)
@@ -158,6 +162,69 @@ def add_step(*, trace_id, author, screenshot, step):
         # The same step sent twice at once: the first one stored it.
         return TraceStep.objects.get(trace=trace, client_id=step["client_id"]), False
     return stored, True
+
+
+# Keys of a target or clickable that hold text a visitor reads, and the one that is an address.
+STEP_TEXT_KEYS = ("text", "label", "alt")
+# Findings in a whole page's HTML are capped: the reviewer needs the first few, not a list.
+MAX_HTML_FINDINGS = 20
+
+
+def _screen_step_texts(step, *, html=""):
+    """Personal data in the texts stored with a step (title, address, target, clickables,
+    the page's HTML) goes to its screenshot's review item, each with the field it is in."""
+    name = f"step {step.position}"
+    texts, urls = [(f"{name} title", step.title)], [(f"{name} URL", step.url)]
+    parts = [(f"{name} target", step.target or {})]
+    parts += [(f"{name} clickable {number}", c) for number, c in enumerate(step.clickables or [], 1)]
+    for label, part in parts:
+        if isinstance(part, dict):
+            texts += [(f"{label} {key}", part[key]) for key in STEP_TEXT_KEYS if isinstance(part.get(key), str)]
+            if isinstance(part.get("href"), str):
+                urls.append((f"{label} link", part["href"]))
+    findings = moderation.screen_texts(texts=texts, urls=urls)
+    if html:
+        page = moderation.screen_texts(texts=[(f"{name} page HTML", pagetext.from_html(html, url=step.url).text)])
+        findings += textscreen.personal(page)[:MAX_HTML_FINDINGS]
+    moderation.record_text_findings(
+        asset=step.screen.asset, record={"type": "trace_step", "id": step.pk}, findings=findings
+    )
+
+
+def mask_step_texts(*, asset, findings, **_signal):
+    """A reviewer masked personal data found in steps' texts: every occurrence of each
+    found text goes from the step's title, address, target, clickables and stored HTML."""
+    by_step = {}
+    for finding in findings:
+        if finding.get("record", {}).get("type") == "trace_step":
+            by_step.setdefault(finding["record"]["id"], []).append(finding)
+    for step in TraceStep.objects.filter(pk__in=by_step).select_for_update():
+        found = by_step[step.pk]
+        step.title = textscreen.mask(step.title, found)
+        step.url = textscreen.mask_url(step.url, found)
+        step.target = _masked_part(step.target, found)
+        step.clickables = [_masked_part(clickable, found) for clickable in step.clickables or []]
+        if step.html_key and default_storage.exists(step.html_key):
+            with default_storage.open(step.html_key, "rb") as handle:
+                html = handle.read().decode("utf-8", "replace")
+            masked = textscreen.mask(html, found)
+            if masked != html:
+                default_storage.delete(step.html_key)
+                step.html_key = default_storage.save(step.html_key, ContentFile(masked.encode()))
+        step.save(update_fields=["title", "url", "target", "clickables", "html_key"])
+
+
+def _masked_part(part, findings):
+    if not isinstance(part, dict):
+        return part
+    masked = {key: textscreen.mask(value, findings) if key in STEP_TEXT_KEYS and isinstance(value, str) else value
+              for key, value in part.items()}  # fmt: skip
+    if isinstance(part.get("href"), str):
+        masked["href"] = textscreen.mask_url(part["href"], findings)
+    return masked
+
+
+texts_masked.connect(mask_step_texts, dispatch_uid="collection.mask_step_texts")
 
 
 @transaction.atomic

@@ -20,7 +20,14 @@ class ReviewItem(models.Model):
     asset = models.OneToOneField("assets.Asset", on_delete=models.CASCADE, related_name="review_item")
     queue = models.CharField(max_length=8, choices=Queue.choices, default=Queue.PII)
     findings = models.JSONField(default=list, blank=True)
+    text_findings = models.JSONField(
+        default=list, blank=True,
+        help_text="Personal data in the texts stored with the asset (a trace step's title, address and "
+        "link texts; a pool image's title and description): field, kind, text, the record it is in, "
+        "and whether it was masked.",
+    )  # fmt: skip
     pii_risk = models.FloatField(default=0)
+    text_risk = models.FloatField(default=0, help_text="From the text findings not masked yet.")
     safety_risk = models.FloatField(default=0)
     risk = models.FloatField(default=0, help_text="The queue's order: highest first.")
     prescreened_at = models.DateTimeField(null=True, blank=True)
@@ -51,6 +58,7 @@ class ReviewDecision(models.Model):
         APPROVED = "approved", "Approved"
         REDACTED = "redacted", "Redacted"
         REJECTED = "rejected", "Rejected"
+        MASKED = "masked", "Texts masked"
         WITHDRAWN = "withdrawn", "Removed by its author"
 
     asset = models.ForeignKey(

@@ -22,6 +22,8 @@ from assets.models import Asset, AssetUpload
 from config.errors import DomainError
 from outbox import services as outbox
 
+from . import signals as moderation_signals
+from . import textscreen
 from .models import ReviewDecision, ReviewItem
 
 CLAIM_MINUTES = 10
@@ -60,10 +62,83 @@ def record_prescreen(*, asset_id, result):
     item, _ = ReviewItem.objects.select_for_update().get_or_create(asset_id=asset_id)
     item.findings = [{**finding, "box": _as_list(finding.get("box"))} for finding in result["findings"]]
     item.pii_risk, item.safety_risk = result["pii_risk"], result["safety_risk"]
-    item.queue = ReviewItem.Queue.SAFETY if item.safety_risk > item.pii_risk else ReviewItem.Queue.PII
-    item.risk = max(item.pii_risk, item.safety_risk)
+    _order(item)
     item.prescreened_at = timezone.now()
     item.save()
+    return item
+
+
+def _order(item):
+    """Puts the item in the queue its worst finding, on the picture or in its texts, says."""
+    personal = max(item.pii_risk, item.text_risk)
+    item.queue = ReviewItem.Queue.SAFETY if item.safety_risk > personal else ReviewItem.Queue.PII
+    item.risk = max(personal, item.safety_risk)
+
+
+# --- Personal data in the texts stored with an asset -----------------------------------
+
+
+def screen_texts(*, texts=(), urls=()):
+    """Runs the detectors over ``texts`` and ``urls`` (``[(field, value)]``, e.g.
+    ``("step 3 title", "…")``; an address is read decoded, path, query and fragment) and
+    returns the findings as ``[{"field", "kind", "text"}]``."""
+    found = [{"field": field, **f} for field, text in texts for f in textscreen.text_findings(text or "")]
+    return found + [{"field": field, **f} for field, url in urls for f in textscreen.url_findings(url or "")]
+
+
+@transaction.atomic
+def record_text_findings(*, asset, record, findings):
+    """Adds what ``screen_texts`` found in ``record`` (``{"type", "id"}``, the record the
+    texts are stored in) to the asset's review item, raising it in the personal-data
+    queue. On an item already decided nobody would see them: they are masked at once."""
+    if not findings:
+        return None
+    item, _ = ReviewItem.objects.select_for_update().get_or_create(asset=asset)
+    new = [{**finding, "record": dict(record), "masked": False} for finding in findings]
+    item.text_findings = item.text_findings + new
+    if item.decided_at is not None:
+        _mask(item, list(range(len(item.text_findings) - len(new), len(item.text_findings))), reviewer=None,
+              reason="Found after the screen was decided; masked without review.")  # fmt: skip
+        return item
+    _rerank(item)
+    item.save(update_fields=["text_findings", "text_risk", "queue", "risk"])
+    return item
+
+
+def _rerank(item):
+    item.text_risk = textscreen.risk([f for f in item.text_findings if not f["masked"]])
+    _order(item)
+
+
+@transaction.atomic
+def mask_texts(*, item_id, reviewer, indexes=None):
+    """Masks the held item's text findings at ``indexes`` (all not masked yet when None)
+    in the records they were found in, and logs the decision. The picture's own decision
+    is still to come."""
+    item = _held(item_id, reviewer)
+    open_ = [i for i, finding in enumerate(item.text_findings) if not finding["masked"]]
+    chosen = open_ if indexes is None else [i for i in open_ if i in set(indexes)]
+    if not chosen:
+        raise BadBoxes("Choose a text finding that is not masked yet.")
+    return _mask(item, chosen, reviewer=reviewer)
+
+
+def _mask(item, indexes, *, reviewer, reason=""):
+    chosen = []
+    for i in indexes:
+        item.text_findings[i] = {**item.text_findings[i], "masked": True}
+        chosen.append(item.text_findings[i])
+    _rerank(item)
+    item.save(update_fields=["text_findings", "text_risk", "queue", "risk"])
+    ReviewDecision.objects.create(
+        asset=item.asset,
+        asset_sha256=item.asset.sha256,
+        decision=ReviewDecision.Decision.MASKED,
+        reviewer=reviewer,
+        reason=reason,
+        findings=chosen,
+    )
+    moderation_signals.texts_masked.send(sender=ReviewItem, asset=item.asset, findings=chosen)
     return item
 
 
@@ -127,7 +202,7 @@ def _decide(item, reviewer, decision, *, reason="", boxes=(), replacement=None):
         decision=decision,
         reviewer=reviewer,
         reason=reason,
-        findings=item.findings,
+        findings=item.findings + item.text_findings,
         boxes=list(boxes),
         replacement=replacement,
     )

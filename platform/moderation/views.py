@@ -50,6 +50,8 @@ def next_item(request, queue):
             "queue": queue,
             "findings": boxes,
             "findings_json": boxes,
+            "text_findings": list(enumerate(item.text_findings)),
+            "texts_open": any(not finding["masked"] for finding in item.text_findings),
             "depth": selectors.queue_depths()[queue],
         },
     )
@@ -70,6 +72,10 @@ def decide(request, item_id, decision):
             except ValueError:
                 boxes = None
             review.redact(item_id=item.pk, reviewer=request.user, boxes=boxes)
+        elif decision == "mask":
+            chosen = request.POST.get("finding", "all")
+            indexes = None if chosen == "all" else [int(chosen)] if chosen.isdigit() else []
+            review.mask_texts(item_id=item.pk, reviewer=request.user, indexes=indexes)
         else:
             review.release(item_id=item.pk, reviewer=request.user)
     except DomainError as refusal:
