@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "axes",
     # The foundation, floor by floor (docs/architecture.md), then the work on top of it.
     "accounts",
+    "webhooks",
     "assets",
     "hits",
     "outbox",
@@ -207,6 +208,15 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": timedelta(seconds=float(os.environ.get("EXPIRY_SWEEP_SECONDS", "60"))),
     },
     # Adds the assignment changes the database logged to the dashboards' tallies.
+    # Sends webhook deliveries that are due (retries); watches queues and batches for events.
+    "send-due-webhooks": {
+        "task": "webhooks.send_due",
+        "schedule": timedelta(seconds=float(os.environ.get("WEBHOOK_SWEEP_SECONDS", "15"))),
+    },
+    "watch-queues-and-batches": {
+        "task": "dashboards.tasks.watch",
+        "schedule": timedelta(seconds=float(os.environ.get("WEBHOOK_WATCH_SECONDS", "60"))),
+    },
     "fold-dashboard-changes": {
         "task": "dashboards.tasks.fold_changes",
         "schedule": timedelta(seconds=float(os.environ.get("DASHBOARD_FOLD_SECONDS", "60"))),
@@ -390,6 +400,13 @@ MINING_VISUAL_PER_QUESTION = int(os.environ.get("MINING_VISUAL_PER_QUESTION", "5
 MINING_NEAR_DUPLICATE_BITS = int(os.environ.get("MINING_NEAR_DUPLICATE_BITS", "10"))
 # Beyond this many differing bits an image no longer counts as looking like the evidence.
 MINING_VISUAL_MAX_BITS = int(os.environ.get("MINING_VISUAL_MAX_BITS", "24"))
+
+# Webhooks (docs/webhooks.md): attempts per delivery, the first retry's delay (doubling
+# after each failure), attempts in a row after which an endpoint is disabled, timeout.
+WEBHOOK_MAX_ATTEMPTS = int(os.environ.get("WEBHOOK_MAX_ATTEMPTS", "8"))
+WEBHOOK_RETRY_SECONDS = float(os.environ.get("WEBHOOK_RETRY_SECONDS", "30"))
+WEBHOOK_DISABLE_AFTER = int(os.environ.get("WEBHOOK_DISABLE_AFTER", "10"))
+WEBHOOK_TIMEOUT_SECONDS = float(os.environ.get("WEBHOOK_TIMEOUT_SECONDS", "10"))
 
 # Generation runs' "openai-compatible" generator: any chat-completions endpoint (a hosted
 # API, vLLM, Ollama …). The key is only ever read from here, never stored with a run.

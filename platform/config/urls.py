@@ -10,6 +10,7 @@ api_v1 = [
     path("", include("validation.api_urls")),
     path("", include("mining.api_urls")),
     path("", include("generation.api_urls")),
+    path("", include("webhooks.api_urls")),
     path("", include("releases.api_urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularRedocView.as_view(url_name="api-v1:schema"), name="docs"),

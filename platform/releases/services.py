@@ -10,6 +10,7 @@ from django.utils import timezone
 from config.errors import DomainError
 from corpus.models import QAPair
 from outbox import services as outbox
+from webhooks import services as webhooks
 
 from .models import FAMILIES, Release
 
@@ -173,12 +174,24 @@ def run_evaluation(*, evaluation_id):
             raw = handle.read()
         report = evaluation.score(release=run.release, family=run.family, split=run.split, raw=raw)
     except Exception as error:
-        Evaluation.objects.filter(pk=run.pk).update(
-            state=Evaluation.State.FAILED, message=f"{type(error).__name__}: {error}"[:2000], finished_at=timezone.now()
-        )
+        message = f"{type(error).__name__}: {error}"[:2000]
+        with transaction.atomic():
+            Evaluation.objects.filter(pk=run.pk).update(
+                state=Evaluation.State.FAILED, message=message, finished_at=timezone.now()
+            )
+            webhooks.emit("evaluation.finished", _evaluation_event(run, state="failed", message=message))
         raise
-    Evaluation.objects.filter(pk=run.pk).update(
-        state=Evaluation.State.DONE, metrics=report["metrics"], per_category=report["per_category"],
-        missing=report["missing"], count=report["count"], message="", finished_at=timezone.now(),
-    )  # fmt: skip
+    with transaction.atomic():
+        Evaluation.objects.filter(pk=run.pk).update(
+            state=Evaluation.State.DONE, metrics=report["metrics"], per_category=report["per_category"],
+            missing=report["missing"], count=report["count"], message="", finished_at=timezone.now(),
+        )  # fmt: skip
+        webhooks.emit("evaluation.finished", _evaluation_event(run, state="done", metrics=report["metrics"]))
     return report["metrics"]
+
+
+def _evaluation_event(run, **fields):
+    return {
+        "evaluation": run.pk, "release": run.release_id, "release_name": run.release.name,
+        "version": run.release.version, "family": run.family, "split": run.split, "name": run.name, **fields,
+    }  # fmt: skip
