@@ -1,0 +1,161 @@
+"""The last check of a release record's texts before they are written to a release file.
+
+Screenshots leave the platform only when a reviewer cleared them; their texts are
+screened when they are stored and masked where a reviewer said so. A release checks
+again, because detectors improve, texts stored before screening existed are still in
+the corpus, and questions and answers are never reviewed for personal data at all:
+
+- every text field of the record goes through the pre-screen's detectors
+  (``moderation.textscreen``) and what they find is masked (``[…]``); signs of a
+  signed-in page that name nobody ("Sign out", "My account") stay;
+- a step whose screenshot is not shipped (uncleared, redacted away or rejected) keeps
+  its position, action, boxes and address but loses its title and the texts of its
+  target and clickables: nobody checked what the page showed;
+- addresses lose their query strings and fragments, which often carry search terms,
+  e-mail addresses and session ids, unless their host is one whose queries are the
+  content (``Site.keep_query``).
+
+Pure: no database. ``screen_record`` returns a new record and leaves its argument as it was.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Iterable
+from urllib.parse import urlsplit, urlunsplit
+
+from corpus.models import host_of
+from moderation import textscreen
+
+# Keys of a step's target or clickable that hold what a visitor reads.
+STEP_TEXT_KEYS = ("text", "label", "alt")
+
+
+def screen_record(record: dict, *, keep_query_hosts: Iterable[str] = ()) -> tuple[dict, dict[str, int]]:
+    """``(record, counts)``: ``record`` (a snapshot record) with personal data masked in
+    every text field, the texts of steps without a shipped screenshot dropped, and query
+    strings and fragments stripped from addresses whose host is not in
+    ``keep_query_hosts``. ``counts`` says how often each change was made:
+    ``masked_<kind>`` (``masked_email``, ``masked_phone``, ``masked_address``,
+    ``masked_card``, ``masked_iban``, ``masked_ssn``, ``masked_signed_in``) per finding
+    masked in a field, ``masked_question_or_answer`` per record whose question, answer,
+    keyword answer or answer variants were masked, ``query_removed`` and
+    ``fragment_removed`` per address, ``dropped_unreviewed_step_text`` per step that
+    lost texts. Changes that did not happen are not in ``counts``."""
+    screen = _Screener(keep_query_hosts)
+    record = copy.deepcopy(record)
+    before = screen.total_masked()
+    for key in ("question", "answer", "keyword_answer"):
+        if key in record:
+            record[key] = screen.text(record[key])
+    for key in ("answer_variants", "reference_answers"):
+        if key in record:
+            record[key] = [screen.text(value) for value in record[key]]
+    if screen.total_masked() > before:
+        screen.counts["masked_question_or_answer"] += 1
+    if "topic" in record:
+        record["topic"] = screen.text(record["topic"])
+    for piece in record.get("evidence", ()):
+        _piece(screen, piece)
+    for step in record.get("steps", ()):
+        _step(screen, step)
+    negatives = record.get("negatives") or {}
+    for source in negatives.get("screen", ()):
+        _screen_source(screen, source)
+    for source in negatives.get("image", ()):
+        _image_source(screen, source)
+    for source in negatives.get("text", ()):
+        _snippet_source(screen, source)
+    episode = record.get("episode")
+    if episode:
+        episode["description"] = screen.text(episode.get("description", ""))
+        episode["urls"] = [screen.url(url) for url in episode.get("urls", ())]
+    return record, {change: n for change, n in screen.counts.items() if n}
+
+
+class _Screener:
+    def __init__(self, keep_query_hosts):
+        self.keep_query_hosts = {host_of(host) for host in keep_query_hosts}
+        self.counts = Counter()
+
+    def total_masked(self):
+        return sum(n for change, n in self.counts.items() if change.startswith("masked_"))
+
+    def text(self, value):
+        if not isinstance(value, str) or not value:
+            return value
+        found = textscreen.personal(textscreen.text_findings(value))
+        self._count(found)
+        return textscreen.mask(value, found) if found else value
+
+    def url(self, value):
+        if not isinstance(value, str) or not value:
+            return value
+        parts = urlsplit(value)
+        if (parts.query or parts.fragment) and host_of(value) not in self.keep_query_hosts:
+            self.counts["query_removed"] += bool(parts.query)
+            self.counts["fragment_removed"] += bool(parts.fragment)
+            value = urlunsplit(parts._replace(query="", fragment=""))
+        found = textscreen.personal(textscreen.url_findings(value))
+        self._count(found)
+        return textscreen.mask_url(value, found) if found else value
+
+    def _count(self, found):
+        for finding in found:
+            self.counts[f"masked_{finding['kind']}"] += 1
+
+
+def _piece(screen, piece):
+    piece["note"] = screen.text(piece.get("note", ""))
+    if piece.get("screen"):
+        _screen_source(screen, piece["screen"])
+    if piece.get("image"):
+        _image_source(screen, piece["image"])
+    if piece.get("snippet"):
+        _snippet_source(screen, piece["snippet"])
+    if "fact" in piece:
+        piece["fact"] = screen.text(piece["fact"])
+    if "url" in piece:
+        piece["url"] = screen.url(piece["url"])
+
+
+def _screen_source(screen, source):
+    source["title"] = screen.text(source.get("title", ""))
+    source["url"] = screen.url(source.get("url", ""))
+
+
+def _image_source(screen, source):
+    for key in ("title", "description", "topic"):
+        if key in source:
+            source[key] = screen.text(source[key])
+    source["url"] = screen.url(source.get("url", ""))
+
+
+def _snippet_source(screen, source):
+    for key in ("title", "text"):
+        if key in source:
+            source[key] = screen.text(source[key])
+    source["url"] = screen.url(source.get("url", ""))
+
+
+def _step(screen, step):
+    parts = [part for part in [step.get("target"), *(step.get("clickables") or ())] if isinstance(part, dict)]
+    if step.get("screen") is None:
+        dropped = bool(step.get("title"))
+        step["title"] = ""
+        for part in parts:
+            for key in STEP_TEXT_KEYS:
+                if part.get(key):
+                    part[key], dropped = "", True
+        screen.counts["dropped_unreviewed_step_text"] += dropped
+    else:
+        _screen_source(screen, step["screen"])
+    step["title"] = screen.text(step.get("title", ""))
+    step["url"] = screen.url(step.get("url", ""))
+    for part in parts:
+        for key in (*STEP_TEXT_KEYS, "selector"):
+            if key in part:
+                part[key] = screen.text(part[key])
+        if "href" in part:
+            part["href"] = screen.url(part["href"])
