@@ -13,7 +13,7 @@ class ValidationConfig(AppConfig):
         from generation.signals import review_wanted
         from hits import registry
 
-        from . import columns
+        from . import columns, release_facts
         from .evidence import assigned_to_check, in_a_test
         from .services import queue_candidate_review, queue_for_validation
 
@@ -24,3 +24,4 @@ class ValidationConfig(AppConfig):
         viewing_asset.connect(assigned_to_check, dispatch_uid="validation.assigned_to_check")
         viewing_asset.connect(in_a_test, dispatch_uid="validation.in_a_test")
         columns.contribute()
+        release_facts.contribute()
