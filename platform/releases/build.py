@@ -20,6 +20,7 @@ from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from . import facts
 from .formats import datasheet
 from .formats.gold import GoldWriter
 from .formats.records import EXTENSIONS, RecordsWriter
@@ -153,8 +154,9 @@ def write_release(*, release, prefix, progress):
         progress(stage="diff")
         _write_diff(release, files)
     progress(stage="manifest")
+    counts.update(facts.collect(release=release))  # e.g. validation's agreement, as counts["agreement"]
     readme = datasheet.readme(release=release, counts=counts)
-    files.write_bytes("README.md", readme.encode())
+    files.write_bytes("README.md", (datasheet.front_matter(release=release, counts=counts) + readme).encode())
     head = datasheet.manifest(release=release, counts=counts, files=None)
     file_count, total_size = _write_manifest(release, files, head)
     head.pop("files")

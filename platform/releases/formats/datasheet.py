@@ -1,6 +1,8 @@
 """The release's own description: ``README.md`` (a datasheet in the papers' style) and
 ``manifest.json`` (what is in it, down to every file's size and SHA-256)."""
 
+import json
+
 FAMILY_NAMES = {"webquest": "WebQuest", "webqa": "WebQA", "webvln": "WebVLN"}
 
 
@@ -85,13 +87,125 @@ def _table(counts):
     return "\n".join(lines)
 
 
-def readme(*, release, counts):
+# Why a selected pair was left out, as the snapshot and the splits name it.
+EXCLUSIONS = {
+    "uncleared_evidence": "a screenshot or image it cites was not cleared by a reviewer",
+    "no_evidence": "it cites no evidence",
+    "webvln_without_episode": "a navigation question without its episode",
+    "episode_target_unreachable": "its target page cannot be reached from the website's homepage in the recorded graph",
+    "evidence_does_not_fit_webqa": "its evidence has a shape WebQA's format cannot hold",
+    "missing_keyword_answer": "no keyword answer for WebQA's scorer",
+    "keyword_outside_answer_domain": "a closed-class keyword answer outside WebQA's scorer's answer domain",
+    "test_references_disagree": "its reference answers agree too little to score against",
+    "closed_class_answer_in_other_split": "its closed-class answer belongs to another split (adversarial split)",
+}
+
+FAMILY_INSTANCES = {
+    "webquest": "a question over one screenshot, three to five screenshots, or a recorded browsing trace, with "
+    "its accepted answers, answer type and reasoning types; the screens it needs are marked relevant",
+    "webqa": "a question over one or two images or two text snippets, with hard negatives (similar images and "
+    "snippets that do not answer it), in WebQA's format as well as ours",
+    "webvln": "a question about a page of a recorded website, with the shortest path of clicks from the "
+    "homepage to that page (an episode) and its answer",
+}
+
+
+def _excluded(counts):
     excluded = counts.get("excluded") or {}
-    excluded_lines = (
-        "\n".join(f"- {reason.replace('_', ' ')}: {n}" for reason, n in sorted(excluded.items())) or "- none"
-    )
+    if not excluded:
+        return "- none"
+    return "\n".join(
+        f"- {reason.replace('_', ' ')} ({EXCLUSIONS[reason]}): {n}" if reason in EXCLUSIONS
+        else f"- {reason.replace('_', ' ')}: {n}"
+        for reason, n in sorted(excluded.items())
+    )  # fmt: skip
+
+
+def _agreement(counts):
+    agreement = counts.get("agreement")
+    if not agreement:
+        return "No validation agreement was recorded for this release's families."
+    lines = [
+        "Agreement between validators, Krippendorff's alpha (nominal: accept or reject) over every QA pair of the "
+        "family that two or more validators had judged by the snapshot, accepted or not:",
+        "",
+        "| family | alpha | observed agreement | pairs | judgements | validators |",
+        "|---|---|---|---|---|---|",
+    ]
+    for family, found in sorted(agreement.items()):
+        alpha = "n/a (every verdict the same)" if found["alpha"] is None else f"{found['alpha']:.3f}"
+        observed = "n/a" if found["observed"] is None else f"{found['observed']:.3f}"
+        lines.append(f"| {FAMILY_NAMES.get(family, family)} | {alpha} | {observed} | {found['pairs']} | "
+                     f"{found['judgements']} | {found['validators']} |")  # fmt: skip
+    return "\n".join(lines)
+
+
+def _raters(counts):
+    authors = counts.get("authors", 0)
+    text = f"Rater pool: {authors} question writer{'' if authors == 1 else 's'} contributed to this release"
+    if counts.get("agreement"):
+        text += "; the validation table below says how many validators judged each family"
+    return text + "."
+
+
+def _composition(release, counts):
+    families = sorted(release.families)
+    by_family = counts.get("families") or {}
+    lines = []
+    for family in families:
+        n = by_family.get(family, 0)
+        lines.append(f"- {FAMILY_NAMES.get(family, family)} ({n} pair{'' if n == 1 else 's'}): "
+                     f"{FAMILY_INSTANCES.get(family, 'a QA pair')}.")  # fmt: skip
+    return "\n".join(lines)
+
+
+def _configs(counts):
+    """Hugging Face ``datasets`` configs: one per family, its non-empty splits' files."""
+    families = sorted(counts.get("families") or {})
+    lines = ["configs:"] if families else []
+    for family in families:
+        splits = [split for split in ("train", "val", "test") if counts["splits"].get(split, {}).get(family)]
+        lines += [f"- config_name: {family}", "  data_files:"]
+        lines += [f"  - split: {split}\n    path: records/{family}/{split}.jsonl" for split in splits]
+    return lines
+
+
+def _size_category(items):
+    for limit, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")):
+        if items < limit:
+            return label
+    return "1M<n<10M"
+
+
+def front_matter(*, release, counts):
+    """The YAML header of ``README.md`` that the Hugging Face Hub and ``datasets`` read:
+    ``load_dataset(<release folder>, "<family>")`` loads that family's records by split.
+    Written by hand (JSON strings are YAML scalars), so building needs no YAML library."""
+    lines = [
+        "---",
+        f"pretty_name: {json.dumps(f'{release.name} {release.version}')}",
+        "license: other",
+        f"license_name: {json.dumps('see-datasheet')}",
+        "license_link: README.md",
+        "task_categories:",
+        "- question-answering",
+        "- visual-question-answering",
+        "tags:",
+        "- web",
+        *[f"- {family}" for family in sorted(counts.get("families") or {})],
+        "size_categories:",
+        f"- {_size_category(counts.get('items', 0))}",
+        *_configs(counts),
+        "---",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def readme(*, release, counts):
     licences = ", ".join(counts.get("licences") or []) or "none recorded"
     parent = release.parent.version if release.parent_id else "none"
+    families = ", ".join(FAMILY_NAMES.get(f, f) for f in sorted(release.families))
     return f"""# {release.name} {release.version}
 
 A release of Trailmark: multimodal question answering over web pages, images and text.
@@ -99,15 +213,36 @@ Snapshot taken {release.snapshot_at:%Y-%m-%d %H:%M} UTC. Parent version: {parent
 
 {release.notes.strip() or "No release notes."}
 
-## What is in it
+This datasheet follows the questions of "Datasheets for Datasets" (Gebru et al.): motivation,
+composition, collection process, preprocessing and labelling, uses, distribution and maintenance.
+
+## Motivation
+
+Trailmark collects question answering data that needs a web page, an image or a text to be
+answered and reasoning over it (arithmetic, comparison, counting, filtering), in three
+families: WebQuest-style questions over screenshots and browsing traces, WebQA-style
+questions over images and text with hard negatives, and WebVLN-style navigation questions on
+recorded websites. Releases exist so that models can be trained and compared on fixed,
+versioned data. The data was made on the Trailmark platform by its raters, validators and
+reviewers; this datasheet does not record who funded the work.
+
+## Composition
 
 {_table(counts)}
 
-Families: {", ".join(FAMILY_NAMES.get(f, f) for f in sorted(release.families))}. QA pair states included:
-{", ".join(sorted(release.qa_states))}. Split strategy: {release.split_strategy} (seed {release.seed};
-{release.train_percent} / {release.val_percent} / {release.test_percent} percent train / val / test).
-{_webvln(release, counts)}{_generated(counts)}
-## Files
+{counts.get("items", 0)} QA pairs in all, of {counts.get("selected", 0)} selected. Families: {families}. An instance is:
+
+{_composition(release, counts)}
+
+QA pair states included: {", ".join(sorted(release.qa_states))}. Split strategy: {release.split_strategy}
+(seed {release.seed}; {release.train_percent} / {release.val_percent} / {release.test_percent} percent
+train / val / test). A trace, a six-image group or a screenshot never spans two splits.
+{_webvln(release, counts)}
+Screenshots show third-party websites as raters saw them; every image was checked for
+personal data and unsafe content before release (see below), and questions are about what the
+pages show, not about people.
+
+### Files
 
 - `records/<family>/<split>.jsonl`: every QA pair, one JSON object per line: `id`, `family`,
   `kind` (single, multi, trace, image, text), `category`, `question`, `answers` (the
@@ -116,7 +251,8 @@ Families: {", ".join(FAMILY_NAMES.get(f, f) for f in sorted(release.families))}.
   target element, `url_before`, `url_after`), for image and text questions `images`,
   `snippets`, `keyword_answer`, `question_category`, and mined `negatives`. The WebQuest
   pairs' file is the WebQuest-style format. Load with `pandas.read_json(path, lines=True)`
-  or `datasets.load_dataset("json", data_files=...)`.
+  or `datasets.load_dataset("<this folder>", "<family>")` (the header of this file names
+  each family's files by split).
 - `images/<sha256>.<ext>`: every screenshot and image, named by the SHA-256 of its bytes.
 - `webqa/` (when the release has WebQA pairs): `WebQA_train_val.json`, `WebQA_test.json`,
   `imgs.tsv` + `imgs.lineidx` (image_id 30,000,000 + line number) and answer keys
@@ -129,51 +265,88 @@ Families: {", ".join(FAMILY_NAMES.get(f, f) for f in sorted(release.families))}.
   its page's screenshot in `imgs/<clickable_id>.png`. An episode's `target` is the
   description of the target page its author wrote.
 - `diff.json` (when there is a parent): QA pair ids added, removed and changed per split.
+- `croissant.json`: this release in MLCommons Croissant (JSON-LD): its files with their
+  SHA-256 and each family's records as a record set, for `mlcroissant` and other readers.
 - `manifest.json`: counts, the filters used, and every file with its size, SHA-256 and
   set (`public` or `evaluation`).
 - `evaluation/` (the evaluation set): `gold/<family>/<split>.jsonl`, what the scorers read.
   {_test_answers(release)}
 
-## Evaluation
+## Collection process
 
-Score predictions for the val or test split with each family's own metric on the
-platform (`POST /api/v1/releases/<id>/evaluations/`, the release's evaluation page, or
-`manage.py evaluate`): WebQuest relaxed accuracy, WebQA accuracy per question category and
-source F1, WebVLN SR, OSR, SPL, TL and WUPS. See the platform's `docs/evaluation.md`.
-
-## How it was collected
+### How it was collected
 
 Raters browse a curated list of popular sites by category and capture one screen, three to
 five screens, or a whole browsing trace with the Trailmark Chrome extension (they can pause,
 review and delete screens before upload), then write questions that need reasoning
 (arithmetic, comparison, counting, filtering) across them. Image and text questions are
-written over pools of images with descriptions and text snippets. Every pair is validated
-by other raters before it is accepted. Rater pool: {counts.get("authors", 0)} authors
-contributed to this release.
+written over pools of images with descriptions and text snippets. Navigation questions are
+written on websites whose pages raters recorded. {_raters(counts)}
+{_generated(counts)}
+## Preprocessing, cleaning and labelling
 
-## Review
+### Review of images
 
 Every screenshot and image is pre-screened for personal data and unsafe content (OCR and
 detectors) and then cleared, redacted or rejected by a reviewer. Only cleared assets are in
 this release: pairs whose evidence was not cleared are left out, and other uncleared screens
 of a trace are omitted (the step keeps `screen: null`).
 
+### Validation
+
+Every QA pair is judged by two validators (is the answer right, does it follow the
+guidelines, is every cited source needed); when they disagree a third decides, and the
+majority accepts or rejects the pair.
+
+{_agreement(counts)}
+
+### What was left out, and why
+
 Pairs selected but left out:
-{excluded_lines}
+{_excluded(counts)}
 
-## Licences
+### Answers
 
-Image licences recorded: {licences}. Screenshots of third-party websites are included for
-research use; the sites' own terms apply to their content.
+Only test candidates get reference answers (full sentences by up to five other raters);
+other pairs have their author's answer alone. WebQA's `A` lists the author's answer, then
+the reference answers; `Keywords_A` is the author's keyword answer, else the one a reference
+writer gave. The raw captures (unreviewed screenshots, rejected pairs) are not distributed.
 
-## Known limitations
+## Uses
 
-- Only test candidates get reference answers (full sentences by up to five other raters);
-  other pairs have their author's answer alone. WebQA's `A` lists the author's answer, then
-  the reference answers; `Keywords_A` is the author's keyword answer, else the one a
-  reference writer gave.
+The release is meant for training and evaluating question answering and web navigation
+models. It should not be used to identify or profile people, nor to republish the
+screenshots of websites outside research.
+
+### Evaluation
+
+Score predictions for the val or test split with each family's own metric on the
+platform (`POST /api/v1/releases/<id>/evaluations/`, the release's evaluation page, or
+`manage.py evaluate`): WebQuest relaxed accuracy, WebQA accuracy per question category and
+source F1, WebVLN SR, OSR, SPL, TL and WUPS. See the platform's `docs/evaluation.md`.
+
+### Known limitations
+
 - WebVLN graphs only contain pages and links the traces recorded; a target unreachable
   from the site's home page in that graph is left out of the episodes.
 - Splits keep a trace, a six-image group, a site's navigation graph or a screenshot in one
   split; two different traces of the same pages may still land in different splits.
+- Websites change: a screenshot shows a page as it was when it was captured.
+
+## Distribution
+
+Signed-in users of the platform download the release's files (`GET /api/v1/releases/<id>/files/<path>`);
+`manifest.json` lists each with its size and SHA-256.
+
+### Licences
+
+Image licences recorded: {licences}. Screenshots of third-party websites are included for
+research use; the sites' own terms apply to their content.
+
+## Maintenance
+
+The platform's admins maintain the dataset. A release never changes once published: a
+correction or an addition is a new version, whose `diff.json` names the pairs added, removed
+and changed against its parent, and published versions stay available. Rebuilding a release
+from its snapshot gives the same files, byte for byte.
 """
