@@ -17,7 +17,7 @@ from rest_framework import serializers
 
 from accounts.models import RaterProfile, Role
 
-from . import registry, selectors
+from . import registry, selectors, signals
 from .errors import (
     AssignmentClosed,
     AssignmentNotFound,
@@ -347,6 +347,7 @@ def approve_assignment(*, assignment_id, actor, feedback=""):
     """Approves a submission: the worker is paid the batch's reward."""
     assignment = _decide(assignment_id=assignment_id, actor=actor, state=State.APPROVED, feedback=feedback)
     registry.get(assignment.batch.kind).on_approved(assignment=assignment)
+    signals.assignment_decided.send(Assignment, assignment=assignment, state=State.APPROVED, actor=actor)
     return assignment
 
 
@@ -360,6 +361,7 @@ def reject_assignment(*, assignment_id, actor, feedback):
     Task.objects.filter(pk=assignment.task_id).update(slots_taken=F("slots_taken") - 1)
     registry.get(assignment.batch.kind).on_rejected(assignment=assignment)
     _disqualify_if_failing(worker_id=assignment.worker_id, kind=assignment.batch.kind)
+    signals.assignment_decided.send(Assignment, assignment=assignment, state=State.REJECTED, actor=actor)
     return assignment
 
 
@@ -462,6 +464,7 @@ def grant_bonus(*, assignment_id, actor, amount, reason):
         amount=str(amount),
         reason=reason.strip(),
     )
+    signals.bonus_granted.send(Assignment, assignment=assignment, amount=amount, reason=reason.strip(), actor=actor)
     return assignment
 
 
