@@ -18,6 +18,22 @@ from .models import Assignment, Batch
 
 State = Assignment.State
 
+# A batch can be worked through from a page outside this app (a recruitment provider's
+# study, say). That page calls ``drive`` with where to send the worker after each
+# submission or skip, and the form that ends their session there; the task page then
+# follows it instead of going back to the worker's home.
+DRIVERS_SESSION_KEY = "hits_drivers"
+
+
+def drive(request, *, batch_id, next_url, stop_url, stop_label):
+    drivers = dict(request.session.get(DRIVERS_SESSION_KEY, {}))
+    drivers[str(batch_id)] = {"next": next_url, "stop": stop_url, "stop_label": stop_label}
+    request.session[DRIVERS_SESSION_KEY] = drivers
+
+
+def _driver(request, batch_id):
+    return request.session.get(DRIVERS_SESSION_KEY, {}).get(str(batch_id))
+
 
 @login_required
 def home(request):
@@ -73,6 +89,8 @@ def task(request, assignment_id):
             return redirect("hits:home")
         else:
             messages.success(request, "Submitted. Thank you!")
+            if driver := _driver(request, assignment.batch_id):
+                return redirect(driver["next"])
             if "continue" in request.POST:
                 return start(request, assignment.batch_id)
             return redirect("hits:home")
@@ -86,6 +104,7 @@ def task(request, assignment_id):
             "errors": errors,
             "error_list": error_list,
             "values": values,
+            "driver": _driver(request, assignment.batch_id),
             **kind.page_context(assignment=assignment),
         },
         status=400 if errors else 200,
@@ -109,6 +128,9 @@ def give_back(request, assignment_id):
     except DomainError as refusal:
         messages.error(request, refusal.message)
         return redirect("hits:home")
+    if driver := _driver(request, assignment.batch_id):
+        messages.info(request, "Skipped; here is the next task.")
+        return redirect(driver["next"])
     if request.POST.get("then") == "next":
         messages.info(request, "Skipped; here is the next task.")
         return start(request, assignment.batch_id)
