@@ -190,3 +190,22 @@ def test_only_admins_start_runs_and_bad_runs_are_refused(demo, api_for):
     assert shown["state"] == "sampling" and shown["sites"] == ["demo-books.test"] and shown["total"] == 5
     assert [sample["site"] for sample in shown["samples"]] == ["demo-books.test"]
     assert GenerationRun.objects.count() == 1
+
+
+def test_the_runs_page_starts_a_run_for_admins_only(demo, client):
+    client.force_login(UserFactory(role="rater"))
+    assert client.get("/generation/").status_code == 403
+    admin = UserFactory(role="admin")
+    client.force_login(admin)
+    page = client.get("/generation/")
+    assert page.status_code == 200 and 'href="/generation/"' in page.content.decode()  # in the staff menu
+    bad = client.post("/generation/", {"generator": "rules", "sample_size": "0", "threshold": "0.8"})
+    assert bad.status_code == 400 and not GenerationRun.objects.exists()
+    books = Site.objects.get(host="demo-books.test")
+    started = client.post("/generation/", {"generator": "rules", "sites": [books.pk], "sample_size": "2",
+                                           "threshold": "0.8"})  # fmt: skip
+    run = GenerationRun.objects.get()
+    assert started.status_code == 302 and started["Location"] == f"/generation/runs/{run.pk}/"
+    drain()
+    shown = client.get(started["Location"]).content.decode()
+    assert "demo-books.test" in shown and "Being assessed" in shown
