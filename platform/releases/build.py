@@ -21,7 +21,7 @@ from django.db.models import Count
 from django.utils import timezone
 
 from . import facts
-from .formats import datasheet
+from .formats import croissant, datasheet
 from .formats.gold import GoldWriter
 from .formats.records import EXTENSIONS, RecordsWriter
 from .formats.webqa import WebQAImages, WebQAWriter, image_id
@@ -157,6 +157,10 @@ def write_release(*, release, prefix, progress):
     counts.update(facts.collect(release=release))  # e.g. validation's agreement, as counts["agreement"]
     readme = datasheet.readme(release=release, counts=counts)
     files.write_bytes("README.md", (datasheet.front_matter(release=release, counts=counts) + readme).encode())
+    # After every data file is closed (it lists their hashes), before the manifest (which lists it).
+    metadata = croissant.croissant(release=release, counts=counts, files=files.files(),
+                                   image_formats=_image_formats(release))  # fmt: skip
+    files.write_bytes("croissant.json", metadata.encode())
     head = datasheet.manifest(release=release, counts=counts, files=None)
     file_count, total_size = _write_manifest(release, files, head)
     head.pop("files")
@@ -236,6 +240,11 @@ def _copy_assets(release, files, progress):
             progress(stage="images", done=done)
     ReleaseAsset.objects.bulk_update(sized, ["size"])
     webqa_images.finish()
+
+
+def _image_formats(release):
+    formats = ReleaseAsset.objects.filter(release=release).values_list("format", flat=True).distinct()
+    return sorted({EXTENSIONS[fmt] for fmt in formats})
 
 
 def _image_entries(release):
