@@ -25,7 +25,8 @@ def test_a_navigation_question_from_target_page_to_path_review(page, live_server
     cards = page.get_by_test_id("site-page")
     expect(cards).to_have_count(9)  # /, /kettles, 2 kettles, /mugs, a mug, /about, /hidden, /hidden/deal
     expect(cards.first).to_contain_text("The homepage")
-    assert cards.first.locator("img").evaluate("img => img.complete && img.naturalWidth") > 0
+    expect(cards.first.locator("img")).to_have_js_property("complete", True)
+    assert cards.first.locator("img").evaluate("img => img.naturalWidth") > 0
     expect(page.locator("[data-url='https://shop.example/about'] input")).to_be_disabled()  # one click away
     expect(page.locator("[data-url='https://shop.example/hidden/deal']")).to_contain_text("Not reachable")
 
