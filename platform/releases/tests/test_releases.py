@@ -100,6 +100,7 @@ def test_a_rebuild_is_byte_identical_and_later_data_does_not_leak_in(admin_user,
         "manifest.json",
         "README.md",
         "diff.json",  # the twin's parent is the first: its diff is empty
+        "croissant.json",  # names the version
     }
     data.screen_pair(rater)  # accepted after the snapshot
     built.items.get(family="webqa").qa_pair.distractors.all().delete()
