@@ -414,6 +414,11 @@ class ReferenceSet(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    agreement = models.FloatField(
+        null=True, blank=True,
+        help_text="How far the five sentences agree with the keyword answers (0 to 1), set when the fifth arrives; "
+        "releases leave out test items below REFERENCE_MIN_AGREEMENT.",
+    )  # fmt: skip
 
     def __str__(self):
         return f"references of QA pair {self.qa_pair_id}"
