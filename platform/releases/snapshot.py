@@ -27,7 +27,7 @@ from django.db.models.functions import Coalesce, Lower, NullIf, Trim
 from django.utils import timezone
 
 from assets.models import Asset
-from corpus.models import Evidence, QAPair, ReferenceAnswer, TraceStep
+from corpus.models import Evidence, QAPair, ReferenceAnswer, ReferenceSet, TraceStep
 from mining.models import Distractor
 
 from .environments import freeze, rebuild_sites
@@ -109,17 +109,21 @@ def take_snapshot(*, release, progress):
         ):
             last = chunk[-1]["id"]
             items, shipped = [], Shipped()
+            disagreeing = _disagreeing_references([pair["id"] for pair in chunk])
             for pair, record_or_reason in _records(chunk, shipped, graphs):
                 if isinstance(record_or_reason, str):
                     excluded[record_or_reason] += 1
                     continue
                 record = record_or_reason
+                group = _group_key(pair, record)
+                split = plan.split_of(record=record, group_key=group)
+                if split is None or (split == "test" and pair["id"] in disagreeing):
+                    excluded[plan.left_out.get(pair["id"], LOW_AGREEMENT)] += 1
+                    continue
                 if record["source"] == "generated":
                     generated[pair["candidate__run_id"]] += 1
                 else:
                     authors.add(pair["author_id"])
-                group = _group_key(pair, record)
-                split = plan.split_of(record=record, group_key=group)
                 items.append((pair["id"], record["guid"], pair["family"], split, group[:300], record))
             _store_items(release, items)
             _store_assets(release, shipped.assets.values())
@@ -310,6 +314,19 @@ def _records(chunk, shipped, graphs):
         yield pair, record
 
 
+LOW_AGREEMENT = "test_references_disagree"
+
+
+def _disagreeing_references(ids):
+    """The pairs among ``ids`` whose reference answers agree less than
+    ``REFERENCE_MIN_AGREEMENT`` (default 0.6; see ``ReferenceSet.agreement``): as test
+    items they are left out, as WebQA's were. A set not complete yet has no agreement
+    and keeps its pair."""
+    least = getattr(settings, "REFERENCE_MIN_AGREEMENT", 0.6)
+    rows = ReferenceSet.objects.filter(qa_pair_id__in=ids, agreement__lt=least)
+    return set(rows.values_list("qa_pair_id", flat=True))
+
+
 def _references(ids):
     """``{pair id: (keyword answer, [sentence, ...])}`` of the pairs' reference sets, the
     sentences in the order they were written."""
@@ -491,6 +508,32 @@ def _group_key(pair, record):
     if first["type"] == "snippet":
         return f"snippet:{first['snippet']['id']}"
     return f"pair:{pair['id']}"
+
+
+def draft_records(pairs):
+    """``(record, group key)`` of each of ``pairs``, with only what ``SplitPlan.split_of``
+    reads, for choosing test items before a release is built. The key is the snapshot's
+    (``_group_key``), from the pair's first piece of evidence."""
+    first = {}
+    evidence = Evidence.objects.filter(qa_pair__in=pairs).order_by("qa_pair_id", "position")
+    fields = ("qa_pair_id", "screen__asset__sha256", "image_id", "snippet_id")
+    for pair_id, screen, image, snippet in evidence.values_list(*fields).iterator(chunk_size=5000):
+        if pair_id not in first:
+            first[pair_id] = (
+                {"type": "screen", "screen": {"sha256": screen}} if screen is not None
+                else {"type": "image", "image": {"id": image}} if image is not None
+                else {"type": "snippet", "snippet": {"id": snippet}} if snippet is not None
+                else {"type": "fact"}
+            )  # fmt: skip
+    fields = ("id", "family", "trace_id", "image_group_id", "question_category")
+    rows = pairs.annotate(keyword=keyword_answer()).order_by("id").values(*fields, "keyword")
+    for pair in rows.iterator(chunk_size=5000):
+        if pair["id"] not in first:
+            continue  # no evidence: the snapshot leaves it out
+        record = {"id": pair["id"], "family": pair["family"], "image_group": pair["image_group_id"],
+                  "question_category": pair["question_category"], "keyword_answer": pair["keyword"],
+                  "evidence": [first[pair["id"]]]}  # fmt: skip
+        yield record, _group_key(pair, record)
 
 
 def keyword_answer():
