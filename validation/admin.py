@@ -5,6 +5,7 @@ from accounts.models import QualificationGrant
 from config.admin import ReadOnlyAdmin, run_on_each
 from config.errors import DomainError
 from corpus.admin import QAPairAdmin
+from releases.admin import ReleaseAdmin
 
 from .models import (
     BatchAgreement,
@@ -16,7 +17,7 @@ from .models import (
     QualificationTest,
     WorkerQuality,
 )
-from .services import choose_for_references, grant, revoke
+from .services import choose_test_candidates, grant, revoke
 
 
 class QualificationItemInline(admin.StackedInline):
@@ -82,20 +83,38 @@ class BatchAgreementAdmin(ReadOnlyAdmin):
     list_display = ["batch", "statistic", "value", "observed_agreement", "pairs", "judgements", "computed_at"]
 
 
-@admin.action(description="Collect five reference answers for the selected accepted pairs (test candidates)")
-def collect_reference_answers(modeladmin, request, queryset):
+def _report_candidates(modeladmin, request, **choice):
     try:
-        made = choose_for_references(qa_pairs=list(queryset), actor=request.user)
+        result = choose_test_candidates(actor=request.user, **choice)
     except DomainError as refusal:
         modeladmin.message_user(request, refusal.message, messages.ERROR)
         return
-    skipped = queryset.count() - len(made)
-    note = f"; {skipped} skipped (not accepted, or already chosen)" if skipped else ""
-    modeladmin.message_user(request, f"{len(made)} pairs now collect reference answers{note}.")
+    made = len(result.created)
+    noun = "pair" if made == 1 else "pairs"
+    text = f"{made} {noun} of the test split of {result.release} now get reference answers."
+    if result.skipped:
+        shown = "; ".join(f"pair {pair_id}: {reason}" for pair_id, reason in sorted(result.skipped.items())[:20])
+        more = f" and {len(result.skipped) - 20} more" if len(result.skipped) > 20 else ""
+        text += f" Skipped {len(result.skipped)} ({shown}{more})."
+    modeladmin.message_user(request, text, messages.WARNING if result.skipped else messages.SUCCESS)
 
 
-# Validation's own action on the corpus's QA pair admin.
+@admin.action(description="Collect five reference answers for the selected pairs the draft release puts in test")
+def collect_reference_answers(modeladmin, request, queryset):
+    _report_candidates(modeladmin, request, qa_pairs=list(queryset.order_by("id")))
+
+
+@admin.action(description="Collect five reference answers for every pair of the selected draft's test split")
+def collect_test_split_references(modeladmin, request, queryset):
+    if queryset.count() != 1:
+        modeladmin.message_user(request, "Select one draft release: its test split is chosen.", messages.ERROR)
+        return
+    _report_candidates(modeladmin, request, release=queryset.get())
+
+
+# Validation's own actions on the corpus's QA pair admin and the releases' admin.
 QAPairAdmin.actions = [*(QAPairAdmin.actions or []), collect_reference_answers]
+ReleaseAdmin.actions = [*(ReleaseAdmin.actions or []), collect_test_split_references]
 
 
 class RevokeForm(admin.helpers.ActionForm):

@@ -11,6 +11,7 @@ from accounts.models import Role
 from config.api import WriteThrottle, validated
 from config.errors import NotFound
 from corpus.models import QAPair
+from releases.models import Release
 
 from . import quality, selectors, services
 from .errors import NotAllowed
@@ -20,6 +21,7 @@ from .serializers import (
     QualityQuerySerializer,
     QualitySerializer,
     ReferenceSetsInSerializer,
+    ReferenceSetsOutSerializer,
     TestDetailSerializer,
     TestStatusSerializer,
 )
@@ -74,15 +76,31 @@ class QualityView(APIView):
 
 
 class ReferenceSetsView(APIView):
-    """Admins choose accepted QA pairs as test candidates: each gets five reference answers."""
+    """Admins choose test items for reference answers (five sentences each) from the test
+    split of a draft release: all of it not chosen yet (up to ``limit``), or the given
+    pairs that are in it; the others are skipped with the reason."""
 
     throttle_classes = [WriteThrottle]
 
-    @extend_schema(request=ReferenceSetsInSerializer, responses={201: None})
+    @extend_schema(request=ReferenceSetsInSerializer, responses={201: ReferenceSetsOutSerializer})
     def post(self, request):
         data = validated(ReferenceSetsInSerializer, request.data)
-        pairs = QAPair.objects.filter(pk__in=data["qa_pairs"])
-        created = services.choose_for_references(qa_pairs=pairs, actor=request.user)
-        return Response(
-            {"created": len(created), "qa_pairs": [s.qa_pair_id for s in created]}, status=status.HTTP_201_CREATED
-        )
+        release = None
+        if "release" in data:
+            release = Release.objects.filter(pk=data["release"]).first()
+            if release is None:
+                raise NotFound(f"There is no release {data['release']}.")
+        pairs, unknown = None, []
+        if "qa_pairs" in data:
+            pairs = list(QAPair.objects.filter(pk__in=data["qa_pairs"]).order_by("id"))
+            unknown = sorted(set(data["qa_pairs"]) - {pair.pk for pair in pairs})
+        result = services.choose_test_candidates(actor=request.user, release=release, qa_pairs=pairs,
+                                                 limit=data["limit"])  # fmt: skip
+        skipped = {**result.skipped, **dict.fromkeys(unknown, "no such QA pair")}
+        body = {
+            "release": result.release.pk,
+            "created": len(result.created),
+            "qa_pairs": [reference_set.qa_pair_id for reference_set in result.created],
+            "skipped": [{"qa_pair": pair_id, "reason": reason} for pair_id, reason in sorted(skipped.items())],
+        }
+        return Response(ReferenceSetsOutSerializer(body).data, status=status.HTTP_201_CREATED)

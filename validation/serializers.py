@@ -43,7 +43,30 @@ class AttemptSerializer(serializers.ModelSerializer):
 
 
 class ReferenceSetsInSerializer(serializers.Serializer):
-    qa_pairs = serializers.ListField(child=serializers.IntegerField(min_value=1), allow_empty=False, max_length=500)
+    qa_pairs = serializers.ListField(
+        child=serializers.IntegerField(min_value=1), allow_empty=False, max_length=500, required=False,
+        help_text="Pairs to choose; those the draft release would not put in test are skipped. "
+        "Leave it out to choose from that test split.",
+    )  # fmt: skip
+    release = serializers.IntegerField(
+        min_value=1, required=False,
+        help_text="The unpublished release definition whose test split decides; by default the newest with WebQA.",
+    )  # fmt: skip
+    limit = serializers.IntegerField(
+        min_value=1, max_value=500, default=100, help_text="Without qa_pairs: how many of the test split to choose."
+    )
+
+
+class SkippedPairSerializer(serializers.Serializer):
+    qa_pair = serializers.IntegerField()
+    reason = serializers.CharField()
+
+
+class ReferenceSetsOutSerializer(serializers.Serializer):
+    release = serializers.IntegerField(help_text="The draft release whose test split was asked.")
+    created = serializers.IntegerField()
+    qa_pairs = serializers.ListField(child=serializers.IntegerField(), help_text="The pairs now collecting answers.")
+    skipped = SkippedPairSerializer(many=True)
 
 
 class DisqualificationEntrySerializer(serializers.Serializer):

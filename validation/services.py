@@ -10,9 +10,13 @@ transaction (or the caller's, where a function says so).
   asked when the two disagree; the majority decides and the pair's state follows.
   Validators never see each other's verdicts, and never get their own pairs (the
   validation kind excludes them at hand-out).
-- Reference answers for test items: five different workers each write the answer of a
-  chosen pair as a full sentence; one of them also gives the keyword answer.
+- Reference answers for test items: chosen from the test split of the next release's
+  definition; five different workers each write the answer of a chosen pair as a full
+  sentence, one of them also the keyword answer; the fifth answer sets how far they agree.
 """
+
+import re
+from typing import NamedTuple
 
 from django.db import transaction
 from django.db.models import F
@@ -20,6 +24,7 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from accounts.models import QualificationGrant, RaterProfile, Role
+from config.errors import DomainError
 from corpus import services as corpus
 from corpus.models import QAPair, ReferenceAnswer, ReferenceSet
 from hits import services as hits
@@ -342,12 +347,100 @@ def pair_batch_id(pair):
 
 
 # --- Reference answers ---------------------------------------------------------------------
+#
+# WebQA's protocol (§5 and Appendix G of its paper): every test item gets five full-sentence
+# answers by five other workers and one keyword answer, and test items whose references
+# disagree are discarded. So the items are chosen from the test split that the next
+# release's definition would make (``releases.splits.test_candidates``), and each complete
+# set gets an agreement score that releases compare with ``REFERENCE_MIN_AGREEMENT``.
+
+
+class TestCandidates(NamedTuple):
+    """What ``choose_test_candidates`` did: the draft release it asked, the new sets,
+    and why each pair it was given and did not choose was skipped."""
+
+    release: object
+    created: list
+    skipped: dict  # {pair id: reason}
+
+
+TestCandidates.__test__ = False  # not a test class, for pytest
+
+
+def draft_release():
+    """The newest unpublished release definition that includes WebQA, or None."""
+    from releases.models import Release
+
+    drafts = Release.objects.exclude(state=Release.State.PUBLISHED).order_by("-created_at", "-id")
+    return next((release for release in drafts if "webqa" in release.families), None)
+
+
+@transaction.atomic
+def choose_test_candidates(*, actor, release=None, qa_pairs=None, limit=None):
+    """Chooses test items for reference answers from the test split of a draft release.
+
+    ``release`` is an unpublished definition (by default the newest that includes WebQA):
+    its seed, shares and strategy split the pairs it would select, as its build will
+    (unless the corpus changes the adversarial partition meanwhile). Without
+    ``qa_pairs``, every pair of that test split not chosen yet is chosen (the first
+    ``limit``, in id order); with them, only those in that test split are, and the rest
+    are skipped with the reason. Refused when nothing given could be chosen."""
+    from releases.models import Release
+    from releases.splits import test_candidates
+
+    if not actor.has_role(Role.ADMIN):
+        raise NotAllowed("Only admins choose test candidates.")
+    release = release or draft_release()
+    if release is None:
+        raise DomainError(
+            "Define the next WebQA release first (Releases › Add, without building it): test items are chosen from "
+            "the test split its seed and shares make.",
+            code="no_draft_release",
+        )
+    if release.state == Release.State.PUBLISHED or "webqa" not in release.families:
+        raise DomainError(
+            f"Release {release} is published or has no WebQA pairs: choose a draft that includes WebQA.",
+            code="not_a_draft",
+        )
+    selected = QAPair.objects.filter(family__in=release.families, state__in=release.qa_states)
+    in_test = test_candidates(
+        seed=release.seed,
+        percents=(release.train_percent, release.val_percent, release.test_percent),
+        strategy=release.split_strategy,
+        pairs=selected,
+    )
+    chosen = set(ReferenceSet.objects.values_list("qa_pair_id", flat=True).filter(qa_pair_id__in=in_test))
+    skipped = {}
+    if qa_pairs is None:
+        wanted = [pair_id for pair_id in in_test if pair_id not in chosen][:limit]
+    else:
+        wanted, in_test = [], set(in_test)
+        for pair in qa_pairs:
+            if pair.state != QAPair.State.ACCEPTED:
+                skipped[pair.pk] = "not accepted"
+            elif ReferenceSet.objects.filter(qa_pair_id=pair.pk).exists():
+                skipped[pair.pk] = "already collecting reference answers"
+            elif pair.pk not in in_test:
+                skipped[pair.pk] = f"not in the test split of {release}"
+            else:
+                wanted.append(pair.pk)
+        if not wanted:
+            reasons = "; ".join(f"pair {pair_id}: {reason}" for pair_id, reason in sorted(skipped.items()))
+            raise DomainError(f"None of these pairs can be a test item of {release} ({reasons}).",
+                              code="not_test_candidates")  # fmt: skip
+    created = choose_for_references(qa_pairs=QAPair.objects.filter(pk__in=wanted).order_by("id"), actor=actor)
+    made = {reference_set.qa_pair_id for reference_set in created}
+    skipped.update({pair_id: "no open batch for reference answers" for pair_id in wanted if pair_id not in made})
+    return TestCandidates(release=release, created=created, skipped=skipped)
 
 
 @transaction.atomic
 def choose_for_references(*, qa_pairs, actor):
-    """Marks accepted pairs as test candidates: each gets a task wanting five writers.
-    Pairs already chosen, or not accepted, are skipped. Returns the new sets."""
+    """Marks these accepted pairs as test candidates: each gets a task wanting five
+    writers. Pairs already chosen, or not accepted, are skipped. Returns the new sets.
+
+    It does not ask which split a pair is in: the admin action and the API choose through
+    ``choose_test_candidates``, which passes only the draft release's test items."""
     if not actor.has_role(Role.ADMIN):
         raise NotAllowed("Only admins choose test candidates.")
     from .kinds.references import References
@@ -370,7 +463,8 @@ def locked_set(*, task_id):
 
 def record_answer(*, assignment, answer, keyword):
     """Stores one writer's sentence; the first keyword answer given becomes the set's.
-    Once all five are in, the keyword answer is copied to a pair that has none."""
+    Once all five are in, the set's agreement is measured, then its keyword answer is
+    copied to a pair that has none."""
     reference_set = locked_set(task_id=assignment.task_id)
     written = ReferenceAnswer.objects.create(
         reference_set=reference_set, assignment=assignment, worker_id=assignment.worker_id, answer=answer
@@ -379,7 +473,61 @@ def record_answer(*, assignment, answer, keyword):
         reference_set.keyword_answer, reference_set.keyword_by_id = keyword, assignment.worker_id
         reference_set.save(update_fields=["keyword_answer", "keyword_by"])
     if reference_set.answers.count() >= WRITERS_WANTED and reference_set.keyword_answer:
+        if reference_set.agreement is None:
+            measure_agreement(reference_set=reference_set)
         QAPair.objects.filter(pk=reference_set.qa_pair_id, keyword_answer="").update(
             keyword_answer=reference_set.keyword_answer
         )
     return written
+
+
+def measure_agreement(*, reference_set):
+    """Stores the set's ``agreement`` (``reference_agreement`` of its sentences, against
+    its author's keyword answer and its writers'); in the caller's transaction. Run it
+    again for a set completed before agreement was measured."""
+    authors = QAPair.objects.values_list("keyword_answer", flat=True).get(pk=reference_set.qa_pair_id)
+    sentences = list(reference_set.answers.order_by("created_at", "id").values_list("answer", flat=True))
+    reference_set.agreement = reference_agreement(sentences=sentences, keywords=[authors, reference_set.keyword_answer])
+    reference_set.save(update_fields=["agreement"])
+    return reference_set.agreement
+
+
+# Words that carry no answer, and number words written as digits, so "three" meets "3".
+_FILLER = frozenset({"a", "an", "the", "of", "is", "are", "was", "were", "it", "its", "this", "that", "there",
+                     "be", "to", "in", "on", "at", "and"})  # fmt: skip
+_NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+                 "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+                 "twenty"]  # fmt: skip
+_NUMBERS = {word: str(n) for n, word in enumerate(_NUMBER_WORDS)}
+
+
+def answer_words(text):
+    """The words of ``text`` that can carry an answer: lower case, number words as
+    digits, a plural ``s`` dropped, filler words left out."""
+    words = set()
+    for word in re.findall(r"[a-z0-9]+", text.lower()):
+        if word in _FILLER:
+            continue
+        word = _NUMBERS.get(word, word)
+        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        words.add(word)
+    return words
+
+
+def reference_agreement(*, sentences, keywords):
+    """How far reference sentences agree, from 0 to 1, or None when no keyword has words.
+
+    For each keyword answer (the author's, then the writers'), the keyword recall of each
+    sentence is the share of the keyword's words it contains (WebQA's accuracy for open
+    questions, §5); its mean over the sentences says how many writers, independently,
+    gave that answer. The agreement is the lower of those means: the five writers must
+    agree with the author's answer and with the keyword they wrote themselves. With a
+    one-word keyword it is the share of writers who used it (0.6: three of five)."""
+    means = []
+    for keyword in keywords:
+        wanted = answer_words(keyword or "")
+        if wanted and sentences:
+            recalls = [len(wanted & answer_words(sentence)) / len(wanted) for sentence in sentences]
+            means.append(sum(recalls) / len(recalls))
+    return round(min(means), 4) if means else None
