@@ -20,6 +20,8 @@ from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from webhooks import services as webhooks
+
 from . import facts
 from .formats import croissant, datasheet
 from .formats.gold import GoldWriter
@@ -97,9 +99,14 @@ def run_build(*, release_id, attempt):
         logger.info("Build %s of release %s was superseded.", attempt, release_id)
         return None
     except Exception as error:
-        Release.objects.filter(pk=release_id, attempt=attempt).update(
-            state=Release.State.FAILED, message=f"{type(error).__name__}: {error}"[:2000]
-        )
+        message = f"{type(error).__name__}: {error}"[:2000]
+        with transaction.atomic():
+            failed = Release.objects.filter(pk=release_id, attempt=attempt).update(
+                state=Release.State.FAILED, message=message
+            )
+            if failed:
+                release = Release.objects.get(pk=release_id)
+                webhooks.emit("release.failed", {**_release_event(release), "message": message})
         raise
     cache.delete(progress_key(release_id))
     for old in range(1, attempt):
@@ -318,7 +325,17 @@ def _publish(*, release_id, attempt, prefix, built):
         release.stage = "published"
         release.message = ""
         release.save()
+        webhooks.emit("release.published", {**_release_event(release), "counts": _headline(built["counts"])})
         transaction.on_commit(lambda: release_published.send(sender=Release, release=release))
+
+
+def _release_event(release):
+    return {"release": release.pk, "name": release.name, "version": release.version,
+            "url": f"/api/v1/releases/{release.pk}/"}  # fmt: skip
+
+
+def _headline(counts):
+    return {key: counts[key] for key in ("items", "families", "splits") if key in counts}
 
 
 def check_rebuild(*, release_id):

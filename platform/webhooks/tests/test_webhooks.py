@@ -200,3 +200,27 @@ def test_admins_manage_endpoints_over_the_api_and_others_are_refused(api_for, ad
     again = admin.post(f"/api/v1/webhook-deliveries/{delivery.pk}/redeliver/")
     assert again.status_code == 202 and again.json()["state"] == "pending"
     assert api_for(rater).post(f"/api/v1/webhook-deliveries/{delivery.pk}/redeliver/").status_code == 403
+
+
+def test_a_published_release_and_a_failed_build_each_produce_their_event(receiver, admin_user, rater, monkeypatch):
+    from releases import build
+    from releases.tests import data
+    from releases.tests.helpers import build_now, release
+
+    endpoint = Endpoint.objects.create(url=receiver.url, events=["release.published", "release.failed"])
+    receiver.secret = endpoint.secret
+    data.screen_pair(rater)
+    built = build_now(release(admin_user, families=["webquest"]))
+    (published,) = Delivery.objects.filter(event="release.published")
+    body = json.loads(published.body)["data"]
+    assert body["release"] == built.pk and body["version"] == "1.0.0" and body["counts"]["items"] == 1
+    assert services.deliver(published.pk).state == "delivered" and receiver.requests[-1]["valid"]
+
+    def broken(**kwargs):
+        raise OSError("the storage is full")
+
+    monkeypatch.setattr(build, "write_release", broken)
+    with pytest.raises(OSError):
+        build_now(release(admin_user, version="1.0.1", families=["webquest"]))
+    (failed,) = Delivery.objects.filter(event="release.failed")
+    assert json.loads(failed.body)["data"]["message"] == "OSError: the storage is full"
