@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "generation",
     "releases",
     "dashboards",
+    "providers",
     "collection",
     "validation",
 ]
@@ -117,7 +118,13 @@ CONTENT_SECURITY_POLICY = {
 # Log-in protection (django-axes): after AXES_FAILURE_LIMIT failed log-ins, the account
 # and the address are each locked for AXES_COOLOFF_MINUTES; an admin unlocks sooner by
 # deleting the attempts (Axes › Access attempts) or with `manage.py axes_reset_username`.
-AUTHENTICATION_BACKENDS = ["accounts.backends.LoginGuardBackend", "django.contrib.auth.backends.ModelBackend"]
+# Workers arriving from a recruitment provider (docs/providers.md) are logged in without
+# a password by ProviderLinkBackend, which declines every password check.
+AUTHENTICATION_BACKENDS = [
+    "accounts.backends.LoginGuardBackend",
+    "django.contrib.auth.backends.ModelBackend",
+    "accounts.backends.ProviderLinkBackend",
+]
 AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=float(os.environ.get("AXES_COOLOFF_MINUTES", "15")))
 AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
@@ -407,6 +414,23 @@ WEBHOOK_MAX_ATTEMPTS = int(os.environ.get("WEBHOOK_MAX_ATTEMPTS", "8"))
 WEBHOOK_RETRY_SECONDS = float(os.environ.get("WEBHOOK_RETRY_SECONDS", "30"))
 WEBHOOK_DISABLE_AFTER = int(os.environ.get("WEBHOOK_DISABLE_AFTER", "10"))
 WEBHOOK_TIMEOUT_SECONDS = float(os.environ.get("WEBHOOK_TIMEOUT_SECONDS", "10"))
+
+# Recruitment providers (docs/providers.md). Prolific: its API's address and a token of
+# the researcher's workspace; where participants are sent back with their code.
+PROLIFIC_API_URL = os.environ.get("PROLIFIC_API_URL", "https://api.prolific.com").rstrip("/")
+PROLIFIC_API_TOKEN = os.environ.get("PROLIFIC_API_TOKEN", "")
+PROLIFIC_COMPLETION_URL = os.environ.get("PROLIFIC_COMPLETION_URL", "https://app.prolific.com/submissions/complete")
+# Mechanical Turk: the requester endpoint (the sandbox unless set; production is
+# https://mturk-requester.us-east-1.amazonaws.com) and its keys (empty: boto3's own
+# lookup); the worker sites that may frame the task page and receive its submission.
+MTURK_ENDPOINT_URL = os.environ.get("MTURK_ENDPOINT_URL", "https://mturk-requester-sandbox.us-east-1.amazonaws.com")
+MTURK_ACCESS_KEY_ID = os.environ.get("MTURK_ACCESS_KEY_ID", "")
+MTURK_SECRET_ACCESS_KEY = os.environ.get("MTURK_SECRET_ACCESS_KEY", "")
+MTURK_WORKER_ORIGINS = env_list("MTURK_WORKER_ORIGINS", "https://www.mturk.com,https://workersandbox.mturk.com")
+# This site's public address, for the task page's address in a published HIT (empty:
+# taken from the admin's request).
+PROVIDERS_SITE_URL = os.environ.get("PROVIDERS_SITE_URL", "").rstrip("/")
+PROVIDER_TIMEOUT_SECONDS = float(os.environ.get("PROVIDER_TIMEOUT_SECONDS", "15"))
 
 # Generation runs' "openai-compatible" generator: any chat-completions endpoint (a hosted
 # API, vLLM, Ollama …). The key is only ever read from here, never stored with a run.

@@ -27,6 +27,7 @@ urlpatterns = [
     path("dashboards/", include("dashboards.urls")),
     path("releases/", include("releases.urls")),
     path("generation/", include("generation.urls")),
+    path("providers/", include("providers.urls")),
     path("", include("hits.urls")),
 ]
 
