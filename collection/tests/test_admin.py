@@ -82,19 +82,37 @@ def test_admin_disqualifies_and_lifts(client, admin_user, rater):
     assert record.lifted_at is not None
 
 
-def test_admin_chooses_accepted_pairs_as_test_candidates(client, admin_user, rater):
-    from corpus.models import QAPair, ReferenceSet
+def test_admin_chooses_test_candidates_from_the_draft_releases_test_split(client, admin_user, rater):
+    from corpus.models import ReferenceSet
+    from releases import services as releases
+    from releases.splits import test_candidates
+    from releases.tests import data
 
-    accepted, pending = (
-        QAPair.objects.create(family="webqa", question=f"Q{n}?", answer="A full answer.", state=state, author=rater)
-        for n, state in enumerate(["accepted", "pending_validation"])
-    )
     client.force_login(admin_user)
+    pairs = [data.webqa_text_pair(rater, keyword=f"City {n}") for n in range(6)]
+    pending = data.webqa_text_pair(rater, keyword="Porto", state="pending_validation")
+    refused = client.post("/admin/corpus/qapair/", {"action": "collect_reference_answers",
+                                                    "_selected_action": [pairs[0].pk]}, follow=True)  # fmt: skip
+    assert "Define the next WebQA release first" in refused.content.decode() and not ReferenceSet.objects.exists()
+
+    draft = releases.create_release(name="trail", version="1.0.0", families=["webqa"], split_strategy="random",
+                                    train_percent=50, val_percent=0, created_by=admin_user)  # fmt: skip
+    in_test = set(test_candidates(seed=draft.seed, percents=(50, 0, 50), strategy="random",
+                                  pairs=_queryset_of(pairs)))  # fmt: skip
+    assert in_test and in_test != {pair.pk for pair in pairs}  # some in test, some not
     response = client.post(
         "/admin/corpus/qapair/",
-        {"action": "collect_reference_answers", "_selected_action": [accepted.pk, pending.pk]},
+        {"action": "collect_reference_answers", "_selected_action": [pair.pk for pair in pairs] + [pending.pk]},
         follow=True,
     )
-    assert "1 pairs now collect reference answers; 1 skipped" in response.content.decode()
-    reference_set = ReferenceSet.objects.get()
-    assert reference_set.qa_pair == accepted and reference_set.task.assignments_wanted == 5
+    page = response.content.decode()
+    assert f"{len(in_test)} pair" in page and "of the test split of trail 1.0.0 now get reference answers" in page
+    assert "not in the test split of trail 1.0.0" in page and "not accepted" in page
+    assert set(ReferenceSet.objects.values_list("qa_pair_id", flat=True)) == in_test
+    assert all(reference_set.task.assignments_wanted == 5 for reference_set in ReferenceSet.objects.all())
+
+
+def _queryset_of(pairs):
+    from corpus.models import QAPair
+
+    return QAPair.objects.filter(pk__in=[pair.pk for pair in pairs])

@@ -408,6 +408,10 @@ MINING_NEAR_DUPLICATE_BITS = int(os.environ.get("MINING_NEAR_DUPLICATE_BITS", "1
 # Beyond this many differing bits an image no longer counts as looking like the evidence.
 MINING_VISUAL_MAX_BITS = int(os.environ.get("MINING_VISUAL_MAX_BITS", "24"))
 
+# WebQA's test protocol: a test item whose five reference answers agree less than this
+# (keyword recall, docs/releases.md) is left out of a release's test split.
+REFERENCE_MIN_AGREEMENT = float(os.environ.get("REFERENCE_MIN_AGREEMENT", "0.6"))
+
 # Webhooks (docs/webhooks.md): attempts per delivery, the first retry's delay (doubling
 # after each failure), attempts in a row after which an endpoint is disabled, timeout.
 WEBHOOK_MAX_ATTEMPTS = int(os.environ.get("WEBHOOK_MAX_ATTEMPTS", "8"))
