@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from accounts.services import create_user
 from hits import services as hits
-from hits.errors import BatchNotOpen, NoTaskAvailable, NotEligible
+from hits.errors import AssignmentClosed, BatchNotOpen, NoTaskAvailable, NotEligible
 from hits.models import Assignment, Batch
 from outbox.services import enqueue
 
@@ -139,7 +139,10 @@ def stop(*, session):
         "pk", flat=True
     )
     for assignment_id in list(open_work):
-        hits.return_assignment(assignment_id=assignment_id, worker=session.worker.user)
+        try:
+            hits.return_assignment(assignment_id=assignment_id, worker=session.worker.user)
+        except AssignmentClosed:
+            continue  # it expired meanwhile: already back for someone else
     _end(session, state=Session.RETURNED)
     return session
 
@@ -165,6 +168,8 @@ def submit(*, session, data, active_seconds=None):
 def publish(*, batch, site_url):
     """Asks the provider to list ``batch`` (MTurk: as HITs pointing at this site); the
     calls go out once this commits. Publishing again adds only the HITs still missing."""
+    if not selectors.provider_of(batch):
+        raise NotSetUp(f"The batch “{batch.name}” is not set up for a recruitment provider (kind settings: provider).")
     adapter, settings = selectors.settings_for(batch=batch, provider=selectors.provider_of(batch))
     if batch.state != Batch.State.OPEN:
         raise BatchNotOpen(f"Open the batch “{batch.name}” before publishing it.")

@@ -245,3 +245,26 @@ def test_work_done_outside_a_provider_sends_nothing(reviewer, rater, django_capt
         hits.approve_assignment(assignment_id=assignment.pk, actor=reviewer)
         hits.grant_bonus(assignment_id=assignment.pk, actor=reviewer, amount="1", reason="Good")
     assert not ProviderCall.objects.exists()
+
+
+@pytest.mark.usefixtures("jobs_run_at_once")
+def test_admins_publish_from_the_batch_list_and_see_the_calls(
+    admin_user, client, mturk_api, settings, django_capture_on_commit_callbacks
+):
+    settings.PROVIDERS_SITE_URL = "https://trailmark.example.org"
+    batch = mturk_batch(hits=2)
+    not_mturk = open_batch(tasks=1, name="Plain batch")
+    client.force_login(admin_user)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            "/admin/hits/batch/",
+            {"action": "publish", "_selected_action": [batch.pk, not_mturk.pk]},
+            follow=True,
+        )
+    shown = [str(message) for message in response.context["messages"]]
+    assert f"{batch}: 2 HITs being published." in shown
+    assert any("Plain batch" in message and "not set up" in message for message in shown)
+    assert len(operations(mturk_api, "CreateHIT")) == 2
+    assert PublishedHit.objects.filter(batch=batch).count() == 2
+    calls = client.get("/admin/providers/providercall/")
+    assert calls.status_code == 200 and b"CreateHIT" in calls.content

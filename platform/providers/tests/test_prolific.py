@@ -1,11 +1,13 @@
 """Participants arriving from Prolific, and Trailmark's decisions settled on Prolific's API."""
 
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
 from axes.models import AccessAttempt
 from django.contrib.auth import authenticate
 from django.test import RequestFactory
+from django.utils import timezone
 
 from accounts.models import User
 from hits import services as hits
@@ -258,3 +260,12 @@ def test_an_unreachable_api_is_recorded_and_the_call_can_be_sent_again(
     assert (call.state, call.status, call.attempts) == ("done", 200, 2)
     assert len(prolific_api.requests) == 1
     assert services.send_call(call_id=call.pk) is None  # a job run twice sends nothing more
+
+
+def test_stopping_after_the_open_task_expired_still_ends_the_session_returned(client):
+    batch = prolific_batch()
+    client.get(client.get(arrival(batch)).url)  # the first task is handed out
+    Assignment.objects.update(expires_at=timezone.now() - timedelta(minutes=1))
+    session = ProviderSession.objects.get()
+    ended = client.post(f"/providers/prolific/sessions/{session.token}/stop/")
+    assert ended.status_code == 200 and ended.context["code"] == "CRETURNED"
