@@ -6,6 +6,9 @@ and its character trigrams, so "red barns" and "old red barn" come out close and
 similar first, when their similarity reaches ``settings.GROUPING_MIN_SIMILARITY`` and
 they share no image; each triple joins at most one group. Triples left over wait for a
 later run, when more have arrived. Each group becomes one six-image QA task.
+
+Only triples whose three images are all cleared by review are grouped: an image rejected
+after its filter task was done keeps its triple out of every group.
 """
 
 import math
@@ -15,8 +18,10 @@ from collections import Counter
 import numpy as np
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 
-from corpus.models import ImageGroup, ImageTriple
+from assets.models import Asset
+from corpus.models import ImageGroup, ImageSource, ImageTriple
 from hits.models import Assignment, Batch
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -114,11 +119,16 @@ def group_triples(*, batch_id, threshold=None):
         batch = Batch.objects.select_for_update().get(pk=batch_id)
         if batch.kind != SixImageQA.name:
             raise NotASixImageBatch(f"Batch {batch.name} is for {batch.kind} tasks, not six-image QA.")
-        # Triples whose filter task was rejected are not material; the rest wait until grouped.
+        # Triples whose filter task was rejected, or with an image no longer cleared, are
+        # not material; the rest wait until grouped.
+        uncleared = ImageSource.objects.filter(triples=OuterRef("pk")).exclude(
+            asset__review_state=Asset.ReviewState.CLEARED
+        )
         waiting = list(
             ImageTriple.objects.select_for_update(of=("self",))
             .filter(group__isnull=True)
             .exclude(assignment__state__in=[Assignment.State.REJECTED])
+            .exclude(Exists(uncleared))
             .order_by("id")
         )
         images = {}

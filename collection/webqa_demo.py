@@ -1,18 +1,24 @@
 """Demo pools for the WebQA-style tasks, drawn here with Pillow (no network): twenty
-pictures of lighthouses and barns with descriptions, a dozen text snippets about a
-made-up coastal town, and open batches of image filter, six-image and text tasks."""
+pictures of lighthouses and barns with descriptions (cleared by the demo reviewer), a
+dozen text snippets about a made-up coastal town, and open batches of image filter,
+six-image and text tasks."""
 
 import io
 import random
+from datetime import timedelta
 
 from django.core.files.base import ContentFile
+from django.utils import timezone
 from PIL import Image, ImageDraw
 
 from accounts.models import User
+from assets.models import Asset
 from assets.services import store_image
 from corpus.models import ImageSource, ImageTriple, Snippet
 from hits import registry
 from hits.demo import open_demo_batch
+from moderation import services as moderation
+from moderation.models import ReviewItem
 
 from .grouping import group_triples
 from .kinds.six_image_qa import SixImageQA
@@ -157,6 +163,7 @@ def load(*, out):
     if not ImageSource.objects.filter(topic__in=["lighthouses", "barns"]).exists():
         _pool_images(admin)
         out("Added 20 generated pool images (lighthouses and barns) with descriptions.")
+    _clear(ImageSource.objects.filter(topic__in=["lighthouses", "barns"]), User.objects.get(username="reviewer"))
     for topic, title, text in SNIPPETS:
         Snippet.objects.get_or_create(
             digest=snippet_digest(title, text),
@@ -176,8 +183,20 @@ def load(*, out):
             out(f"{name}: the example triples make {group_triples(batch_id=batch.pk)} six-image tasks.")
             _example_pairs(User.objects.get(username="rater"))
             out("Added four example WebQA questions (by the demo rater) for validators to check.")
-        else:  # the kind's own filling: pool images in tens, snippets in fours
+        else:  # the kind's own filling: cleared pool images in tens, snippets in fours
             out(f"{name}: {registry.get(kind).fill(batch=batch)}")
+
+
+def _clear(images, reviewer):
+    """The demo's drawn pictures show nobody and nothing unsafe: the demo reviewer clears
+    them, as only cleared pool images go to workers."""
+    pending = images.exclude(asset__review_state=Asset.ReviewState.CLEARED).order_by("asset_id")
+    for asset_id in pending.values_list("asset_id", flat=True):
+        item = moderation.enqueue(asset=Asset.objects.get(pk=asset_id))
+        ReviewItem.objects.filter(pk=item.pk).update(
+            claimed_by=reviewer, claimed_until=timezone.now() + timedelta(minutes=5)
+        )
+        moderation.approve(item_id=item.pk, reviewer=reviewer)
 
 
 def _example_triples(admin):

@@ -1,15 +1,25 @@
 """The image filter task: of ten images found for one topic, pick three that are distinct
 but related, and say what they share. The triples become six-image groups
-(``collection.grouping``)."""
+(``collection.grouping``).
+
+Only pool images cleared by review are put in a task. An image that loses its clearance
+later (rejected, or replaced by a redacted copy) is never shown again: its tasks are
+handed to nobody, and a worker who already holds one sees and may pick only the rest.
+"""
 
 from django.db import transaction
+from django.db.models import BigIntegerField, Exists, F, OuterRef
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast
 from rest_framework import serializers
 
+from assets.models import Asset
 from corpus.models import ImageSource, ImageTriple
 from hits import registry
 from hits.kinds.base import TaskKind
+from hits.models import Batch, Task
 
-from .webqa import add_pool_tasks, checked_ids, existing_ids, int_list
+from .webqa import checked_ids, existing_ids, int_list
 
 FILTER_SIZE = 10
 PICKS = 3
@@ -22,7 +32,14 @@ class ImageFilterInput(serializers.Serializer):
     )
 
     def validate_images(self, ids):
-        return existing_ids(ids, model=ImageSource, what="image")
+        ids = existing_ids(ids, model=ImageSource, what="image")
+        uncleared = ImageSource.objects.filter(pk__in=ids).exclude(asset__review_state=Asset.ReviewState.CLEARED)
+        first = uncleared.order_by("id").values_list("id", flat=True).first()
+        if first is not None:
+            raise serializers.ValidationError(
+                f"Pool image {first} is not cleared by review; only cleared images go to workers."
+            )
+        return ids
 
 
 class ImageFilterSubmission(serializers.Serializer):
@@ -44,7 +61,8 @@ class ImageFilterSubmission(serializers.Serializer):
     def validate_images(self, ids):
         if len(ids) != PICKS:
             raise serializers.ValidationError(f"Pick exactly {PICKS} images; you picked {len(ids)}.")
-        return checked_ids(ids, allowed=set(self.context["assignment"].task.payload["images"]), what="image")
+        shown = cleared_images(self.context["assignment"].task.payload["images"])
+        return checked_ids(ids, allowed=set(shown), what="image")
 
     def validate_label(self, label):
         return " ".join(label.split())
@@ -60,13 +78,32 @@ class ImageFilter(TaskKind):
     input_serializer = ImageFilterInput
     submission_serializer = ImageFilterSubmission
 
+    def excluded_tasks(self, *, worker_id):
+        # Tasks with an image no longer cleared go to nobody. Only tasks with a free slot in
+        # an open batch matter to hand-out, which keeps the check small.
+        positions = {f"image_{n}": Cast(KT(f"payload__images__{n}"), BigIntegerField()) for n in range(FILTER_SIZE)}
+        withdrawn = ImageSource.objects.filter(pk__in=[OuterRef(name) for name in positions]).exclude(
+            asset__review_state=Asset.ReviewState.CLEARED
+        )
+        return (
+            Task.objects.filter(
+                batch__kind=self.name, batch__state=Batch.State.OPEN, slots_taken__lt=F("assignments_wanted")
+            )
+            .alias(**positions)
+            .filter(Exists(withdrawn))
+        )
+
     def form_data(self, post):
         return {"images": int_list(post.getlist("images")), "label": post.get("label", "")}
 
     def page_context(self, *, assignment):
         ids = assignment.task.payload["images"]
-        images = ImageSource.objects.in_bulk(ids)
-        return {"images": [images[pk] for pk in ids if pk in images], "picks": PICKS}
+        images = cleared_images(ids)
+        return {
+            "images": [images[pk] for pk in ids if pk in images],
+            "withdrawn": len(ids) - len(images),
+            "picks": PICKS,
+        }
 
     def fill(self, *, batch):
         added = make_filter_tasks(batch=batch)
@@ -96,16 +133,30 @@ class ImageFilter(TaskKind):
         return {"images": answer["images"], "label": answer["label"], "triple": triple.pk}
 
 
+def cleared_images(ids):
+    """``{id: ImageSource}`` of the images among ``ids`` that review has cleared."""
+    return ImageSource.objects.filter(asset__review_state=Asset.ReviewState.CLEARED).in_bulk(ids)
+
+
 def make_filter_tasks(*, batch, topics=None):
-    """Adds image filter tasks to ``batch``: each topic's pool images in sets of ten.
+    """Adds image filter tasks to ``batch``: each topic's cleared pool images that none of
+    its tasks has yet, in import order, in sets of ten (a topic's last few wait for more).
     Returns the number of tasks added."""
-    pool = ImageSource.objects.exclude(topic="")
+    from hits.services import add_tasks
+
+    used = {pk for payload in batch.tasks.values_list("payload", flat=True) for pk in payload.get("images", [])}
+    pool = ImageSource.objects.filter(asset__review_state=Asset.ReviewState.CLEARED).exclude(topic="")
     if topics:
         pool = pool.filter(topic__in=topics)
-    return add_pool_tasks(
-        batch=batch,
-        pool=pool,
-        key="images",
-        size=FILTER_SIZE,
-        make_payload=lambda topic, ids: {"topic": topic, "images": ids},
-    )
+    by_topic = {}
+    for topic, pk in pool.order_by("topic", "id").values_list("topic", "id").iterator():
+        if pk not in used:
+            by_topic.setdefault(topic, []).append(pk)
+    payloads = [
+        {"topic": topic, "images": ids[start : start + FILTER_SIZE]}
+        for topic, ids in by_topic.items()
+        for start in range(0, len(ids) - FILTER_SIZE + 1, FILTER_SIZE)
+    ]
+    if payloads:
+        add_tasks(batch=batch, payloads=payloads)
+    return len(payloads)

@@ -1,14 +1,24 @@
 """The six-image QA task: three QA pairs on a group of six images, each needing one or
-two of them, at least one needing two; full-sentence answers with keyword answers."""
+two of them, at least one needing two; full-sentence answers with keyword answers.
+
+A group is made only of images cleared by review (``collection.grouping``). If one of
+them loses its clearance later, the task is handed to nobody, and a worker who already
+holds it sees and may cite only the images still cleared.
+"""
 
 from django.db import transaction
+from django.db.models import BigIntegerField, Exists, F, OuterRef
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast
 from rest_framework import serializers
 
-from corpus.models import ImageGroup
+from assets.models import Asset
+from corpus.models import ImageGroup, ImageSource
 from corpus.selectors import summary_of
 from corpus.services import write_pairs
 from hits import registry
 from hits.kinds.base import TaskKind
+from hits.models import Batch, Task
 from mining.categories import categorise, keyword_problem
 
 from .webqa import WebQAAnswer, checked_ids, int_list
@@ -24,6 +34,13 @@ CHECKLIST = {
 
 class SixImageTaskInput(serializers.Serializer):
     group = serializers.PrimaryKeyRelatedField(queryset=ImageGroup.objects.all())
+
+    def validate_group(self, group):
+        if group.images().exclude(asset__review_state=Asset.ReviewState.CLEARED).exists():
+            raise serializers.ValidationError(
+                f"Group {group.pk} has an image that is not cleared by review; only cleared images go to workers."
+            )
+        return group
 
     def to_internal_value(self, data):
         return {"group": super().to_internal_value(data)["group"].pk}
@@ -59,7 +76,7 @@ class SixImageQASubmission(serializers.Serializer):
         assignment = self.context.get("assignment")
         if assignment is not None:
             group = ImageGroup.objects.get(pk=assignment.task.payload["group"])
-            self.context["images"] = {image.pk: image for image in group.images()}
+            self.context["images"] = {image.pk: image for image in shown_images(group)}
 
     def validate_pairs(self, pairs):
         if len(pairs) != PAIRS:
@@ -96,6 +113,19 @@ class SixImageQA(TaskKind):
     input_serializer = SixImageTaskInput
     submission_serializer = SixImageQASubmission
 
+    def excluded_tasks(self, *, worker_id):
+        # Tasks whose group holds an image no longer cleared go to nobody.
+        withdrawn = ImageSource.objects.filter(triples__group=OuterRef("group")).exclude(
+            asset__review_state=Asset.ReviewState.CLEARED
+        )
+        return (
+            Task.objects.filter(
+                batch__kind=self.name, batch__state=Batch.State.OPEN, slots_taken__lt=F("assignments_wanted")
+            )
+            .alias(group=Cast(KT("payload__group"), BigIntegerField()))
+            .filter(Exists(withdrawn))
+        )
+
     def form_data(self, post):
         data = {
             "pairs": [
@@ -113,9 +143,11 @@ class SixImageQA(TaskKind):
 
     def page_context(self, *, assignment):
         group = ImageGroup.objects.get(pk=assignment.task.payload["group"])
+        images = list(shown_images(group))
         return {
             "group": group,
-            "images": list(group.images()),
+            "images": images,
+            "withdrawn": group.images().count() - len(images),
             "checklist": CHECKLIST,
             "blank_pairs": [{} for _ in range(PAIRS)],
         }
@@ -151,3 +183,8 @@ class SixImageQA(TaskKind):
             "pairs": [{**pair, "qa_pair": qa_pair.pk} for pair, qa_pair in zip(answer["pairs"], written, strict=True)],
             "checklist": answer["checklist"],
         }
+
+
+def shown_images(group):
+    """The images of ``group`` that review has cleared, in the group's order."""
+    return group.images().filter(asset__review_state=Asset.ReviewState.CLEARED)

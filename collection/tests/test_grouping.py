@@ -2,6 +2,7 @@
 
 import pytest
 
+from assets.models import Asset
 from collection import tasks
 from collection.grouping import NotASixImageBatch, group_triples, similarity_matrix
 from corpus.models import ImageGroup, ImageTriple
@@ -16,10 +17,17 @@ LABELS_THAT_PAIR = [
 LABELS_ALONE = ["violins and cellos", "glaciers", "tulip fields"]
 
 
+def _cleared_images(count, *, topic):
+    """Pool images review has cleared: only their triples are grouped."""
+    images = pool_images(count, topic=topic)
+    Asset.objects.filter(image_source__in=images).update(review_state=Asset.ReviewState.CLEARED)
+    return images
+
+
 def _ten_triples():
     """Six triples in three similar pairs, three unlike anything, and one similar to the
     barns but sharing an image with both barn triples, so it may join neither."""
-    images = iter(pool_images(28, topic="mixed"))
+    images = iter(_cleared_images(28, topic="mixed"))
     made = {}
     for first, second in LABELS_THAT_PAIR:
         made[first] = triple(label=first, images=[next(images) for _ in range(3)])
@@ -64,7 +72,7 @@ def test_grouping_job_pairs_only_similar_triples_once_each(celery_worker):
     assert _check_groups() == used
 
     # A later triple like a waiting one is paired with it on the next run.
-    fresh = pool_images(3, topic="glaciers")
+    fresh = _cleared_images(3, topic="glaciers")
     triple(label="blue glaciers", images=fresh)
     assert tasks.group_image_triples.delay(batch.pk).get(timeout=60) == 1
     newest = ImageGroup.objects.order_by("-id").first()

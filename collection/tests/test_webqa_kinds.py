@@ -3,6 +3,7 @@ server, with clear messages and nothing saved when a submission breaks one."""
 
 import pytest
 
+from assets.models import Asset
 from collection.kinds.image_filter import make_filter_tasks
 from collection.kinds.text_multihop_qa import make_text_tasks
 from corpus.models import Evidence, ImageTriple, QAPair
@@ -12,6 +13,12 @@ from tests.api import api_error
 from tests.pools import image_group, pool_images, snippets, webqa_batch
 
 pytestmark = pytest.mark.django_db
+
+
+def _cleared(images):
+    """Pool images as review leaves them when it finds nothing wrong: only these go to workers."""
+    Asset.objects.filter(image_source__in=images).update(review_state=Asset.ReviewState.CLEARED)
+    return images
 
 
 def _take(client, batch):
@@ -29,7 +36,7 @@ def _submit(client, assignment_id, answer):
 
 @pytest.fixture
 def filter_task(rater, api_for):
-    images = pool_images(10)
+    images = _cleared(pool_images(10))
     batch = webqa_batch(kind="image_filter", payloads=[{"topic": "lighthouses", "images": [i.pk for i in images]}])
     client = api_for(rater)
     return client, _take(client, batch), images
@@ -48,7 +55,7 @@ def test_filter_task_needs_exactly_three_images(filter_task, picked):
 
 def test_filter_task_refuses_images_of_another_task_and_a_missing_label(filter_task):
     client, assignment_id, images = filter_task
-    stranger = pool_images(1, topic="violins")[0]
+    stranger = _cleared(pool_images(1, topic="violins"))[0]
     response = _submit(client, assignment_id, {"images": [images[0].pk, images[1].pk, stranger.pk], "label": " "})
     fields = api_error(response, 400, "invalid")["fields"]
     assert fields["answer.images"] == [f"Image {stranger.pk} is not one of this task's images."]
@@ -69,8 +76,8 @@ def test_filter_task_keeps_the_triple_and_its_label(filter_task):
 
 
 def test_filter_tasks_are_made_from_each_topic_in_tens_once():
-    pool_images(25, topic="lighthouses")
-    pool_images(9, topic="violins")
+    _cleared(pool_images(25, topic="lighthouses"))
+    _cleared(pool_images(9, topic="violins"))
     batch = Batch.objects.create(name="Filter", kind="image_filter")
     assert make_filter_tasks(batch=batch) == 2
     assert make_filter_tasks(batch=batch) == 0  # the same sets are not added twice
@@ -83,7 +90,7 @@ def test_filter_tasks_are_made_from_each_topic_in_tens_once():
 
 @pytest.fixture
 def six_image_task(rater, api_for):
-    images = pool_images(6)
+    images = _cleared(pool_images(6))
     group = image_group(images)
     batch = webqa_batch(kind="six_image_qa", payloads=[{"group": group.pk}])
     client = api_for(rater)

@@ -83,5 +83,10 @@ def site_page_for_its_writer(*, user, asset, **_signal):
 
 def pool_image_for_workers(*, user, asset, **_signal):
     """Pool images are published pictures (e.g. from Wikipedia): every signed-in worker may
-    see them, as the image tasks show them to whoever takes the task."""
-    return user.is_authenticated and ImageSource.objects.filter(asset=asset).exists()
+    see those that review has cleared, as the image tasks show them to whoever takes the
+    task. A pending or rejected one is for reviewers only."""
+    return (
+        user.is_authenticated
+        and asset.review_state == asset.ReviewState.CLEARED
+        and ImageSource.objects.filter(asset=asset).exists()
+    )
