@@ -36,7 +36,7 @@ from .storage import ReleaseFiles, delete_prefix
 logger = logging.getLogger(__name__)
 
 
-SNAPSHOT_COUNTS = ("selected", "excluded", "authors", "licences", "generated")
+SNAPSHOT_COUNTS = ("selected", "excluded", "authors", "licences", "generated", "text_screening")
 
 
 class Superseded(Exception):

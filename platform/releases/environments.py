@@ -16,6 +16,7 @@ from corpus.models import NavEdge, NavPage, Site
 from corpus.navigation import MIN_TRANSITIONS, page_url, rebuild
 
 from .models import ReleaseGraph
+from .textscreen import screen_graph
 
 CLEARED = Asset.ReviewState.CLEARED
 SCREEN = ["sha256", "format", "width", "height", "storage_key", "id"]
@@ -42,9 +43,11 @@ def _screen(row, prefix):
     return {key: row[f"{prefix}{key}"] for key in SCREEN}
 
 
-def freeze(*, release, pairs, shipped):
+def freeze(*, release, pairs, shipped, screened=None):
     """``{host: FrozenGraph}`` for the sites of the selected episodes, each stored as a
-    ``ReleaseGraph``; the screenshots they use are added to ``shipped`` (sha256 → asset row)."""
+    ``ReleaseGraph`` with its texts screened (what was changed is added to ``screened``);
+    the screenshots they use are added to ``shipped`` (sha256 → asset row)."""
+    keep_query_hosts = set(Site.objects.filter(keep_query=True).values_list("host", flat=True))
     graphs = {}
     for site in sites_of(pairs):
         prefix = "step__screen__asset__"
@@ -73,7 +76,12 @@ def freeze(*, release, pairs, shipped):
                 }
             )
         home = next((page["number"] for page in pages if page["url"] == page_url(site.url)), None)
-        graph = {"homepage": home, "pages": pages, "edges": edges}
+        # Page numbers and links are fixed before the texts are screened, which may strip queries.
+        graph, changed = screen_graph(
+            {"homepage": home, "pages": pages, "edges": edges}, keep_query_hosts=keep_query_hosts
+        )
+        if screened is not None:
+            screened.update(changed)
         for screen in [page["screen"] for page in pages] + [edge["screen"] for edge in edges]:
             if screen is not None:
                 shipped.setdefault(screen["sha256"], {"sha256": screen["sha256"], "format": screen["format"],

@@ -17,7 +17,7 @@ import hashlib
 import io
 import json
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -27,13 +27,14 @@ from django.db.models.functions import Coalesce, Lower, NullIf, Trim
 from django.utils import timezone
 
 from assets.models import Asset
-from corpus.models import Evidence, QAPair, ReferenceAnswer, ReferenceSet, TraceStep
+from corpus.models import Evidence, QAPair, ReferenceAnswer, ReferenceSet, Site, TraceStep
 from mining.models import Distractor
 
 from .environments import freeze, rebuild_sites
 from .formats.answers import keyword_fits_domain
 from .models import Release, ReleaseAsset, ReleaseItem
 from .splits import SplitPlan
+from .textscreen import screen_record
 
 CLEARED = Asset.ReviewState.CLEARED
 ASSET_FIELDS = ["asset__id", "asset__sha256", "asset__format", "asset__storage_key", "asset__review_state"]
@@ -95,9 +96,12 @@ def take_snapshot(*, release, progress):
         snapshot_at = timezone.now()
         pairs = selected_pairs(release)
         plan = SplitPlan.make(release=release, pairs=pairs)
-        environment = Shipped()
+        environment, screened = Shipped(), Counter()
+        keep_query_hosts = set(Site.objects.filter(keep_query=True).values_list("host", flat=True))
         graphs = (
-            freeze(release=release, pairs=pairs, shipped=environment.assets) if "webvln" in release.families else {}
+            freeze(release=release, pairs=pairs, shipped=environment.assets, screened=screened)
+            if "webvln" in release.families
+            else {}
         )
         if environment.assets:
             _store_assets(release, environment.assets.values())
@@ -114,7 +118,8 @@ def take_snapshot(*, release, progress):
                 if isinstance(record_or_reason, str):
                     excluded[record_or_reason] += 1
                     continue
-                record = record_or_reason
+                record, changed = screen_record(record_or_reason, keep_query_hosts=keep_query_hosts)
+                screened.update(changed)
                 group = _group_key(pair, record)
                 split = plan.split_of(record=record, group_key=group)
                 if split is None or (split == "test" and pair["id"] in disagreeing):
@@ -139,6 +144,8 @@ def take_snapshot(*, release, progress):
         }
         if generated:
             counts["generated"] = generated_counts(generated)
+        if screened:
+            counts["text_screening"] = dict(sorted(screened.items()))
         Release.objects.filter(pk=release.pk).update(snapshot_at=snapshot_at, split_plan=plan.to_json())
     return counts, snapshot_at
 

@@ -159,3 +159,19 @@ def _step(screen, step):
                 part[key] = screen.text(part[key])
         if "href" in part:
             part["href"] = screen.url(part["href"])
+
+
+def screen_graph(graph: dict, *, keep_query_hosts: Iterable[str] = ()) -> tuple[dict, dict[str, int]]:
+    """``(graph, counts)`` for a frozen website graph (``ReleaseGraph.graph``): its pages'
+    addresses and titles and its buttons' texts and links screened as ``screen_record``
+    screens a record's."""
+    screen = _Screener(keep_query_hosts)
+    graph = copy.deepcopy(graph)
+    for page in graph.get("pages", ()):
+        page["url"] = screen.url(page.get("url", ""))
+        page["title"] = screen.text(page.get("title", ""))
+    for edge in graph.get("edges", ()):
+        for key in ("text", "alt"):
+            edge[key] = screen.text(edge.get(key, ""))
+        edge["href_full"] = screen.url(edge.get("href_full", ""))
+    return graph, {change: n for change, n in screen.counts.items() if n}

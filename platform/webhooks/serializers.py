@@ -23,14 +23,14 @@ class EndpointSerializer(serializers.ModelSerializer):
         extra_kwargs = {"queue_age_limit_hours": {"min_value": 0, "max_value": 24 * 365}}
 
 
-class AttemptSerializer(serializers.ModelSerializer):
+class DeliveryAttemptSerializer(serializers.ModelSerializer):
     class Meta:
         model = Attempt
         fields = ["at", "status", "error", "milliseconds"]
 
 
 class DeliverySerializer(serializers.ModelSerializer):
-    attempt_log = AttemptSerializer(many=True, read_only=True)
+    attempt_log = DeliveryAttemptSerializer(many=True, read_only=True)
 
     class Meta:
         model = Delivery

@@ -77,6 +77,17 @@ def _generated(counts):
     return "\n".join(lines) + "\n"
 
 
+def _screening(counts):
+    changed = counts.get("text_screening") or {}
+    if not changed:
+        return "Nothing had to be changed in this release."
+    return (
+        "Changes made in this release: "
+        + ", ".join(f"{change.replace('_', ' ')} {n}" for change, n in sorted(changed.items()))
+        + "."
+    )
+
+
 def _table(counts):
     families = sorted({family for split in counts["splits"].values() for family in split})
     lines = ["| split | " + " | ".join(FAMILY_NAMES.get(f, f) for f in families) + " | total |"]
@@ -291,6 +302,15 @@ Every screenshot and image is pre-screened for personal data and unsafe content 
 detectors) and then cleared, redacted or rejected by a reviewer. Only cleared assets are in
 this release: pairs whose evidence was not cleared are left out, and other uncleared screens
 of a trace are omitted (the step keeps `screen: null`).
+
+### Review of texts
+
+Texts are checked with the same detectors: page titles, addresses, clicked elements and
+buttons as they are recorded (reviewers see the findings beside the picture's and can mask
+them), pool texts as they are imported, and every text of this release again when it was
+taken: what was found is masked as `[…]`, a step whose screenshot is not shipped keeps no
+texts, and addresses lose their query strings and fragments (unless their site's catalogue
+entry keeps them). Stored page HTML is never released. {_screening(counts)}
 
 ### Validation
 
