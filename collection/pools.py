@@ -41,7 +41,6 @@ from config.errors import DomainError
 from corpus.models import ImageSource, Snippet
 from moderation import services as moderation
 from moderation import textscreen
-from moderation.signals import texts_masked
 from outbox import services as outbox
 
 from .models import PoolImport
@@ -362,9 +361,6 @@ def mask_pool_image_texts(*, asset, findings, **_signal):
         image_source.description = textscreen.mask(image_source.description, findings)
         image_source.source_url = textscreen.mask_url(image_source.source_url, findings)
         image_source.save(update_fields=["title", "description", "source_url"])
-
-
-texts_masked.connect(mask_pool_image_texts, dispatch_uid="collection.mask_pool_image_texts")
 
 
 def snippet_digest(title, text):

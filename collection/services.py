@@ -16,7 +16,6 @@ from hits import services as work
 from hits.models import Batch
 from moderation import services as moderation
 from moderation import textscreen
-from moderation.signals import texts_masked
 
 from .catalogue import site_for
 from .errors import MissingSteps, NotATraceBatch, NotYourScreen, NotYourTrace, ScreenInUse, TraceFinished
@@ -222,9 +221,6 @@ def _masked_part(part, findings):
     if isinstance(part.get("href"), str):
         masked["href"] = textscreen.mask_url(part["href"], findings)
     return masked
-
-
-texts_masked.connect(mask_step_texts, dispatch_uid="collection.mask_step_texts")
 
 
 @transaction.atomic
