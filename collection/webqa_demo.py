@@ -1,7 +1,7 @@
 """Demo pools for the WebQA-style tasks, drawn here with Pillow (no network): twenty
 pictures of lighthouses and barns with descriptions (cleared by the demo reviewer), a
-dozen text snippets about a made-up coastal town, and open batches of image filter,
-six-image and text tasks."""
+dozen text snippets about a made-up coastal town's bridges, lighthouses and quay, and
+open batches of image filter, six-image and text tasks."""
 
 import io
 import random
@@ -67,17 +67,17 @@ BARNS = [
 
 SNIPPETS = [
     ("bridges", "Harrowmouth harbour bridge", "The harbour bridge at Harrowmouth was finished in 1887. Its three stone arches carry the coast road over the mouth of the river Lenn."),
-    ("bridges", "The Lenn footbridge", "Upstream of the harbour, a steel footbridge crosses the Lenn. It was opened in 1962 to replace a ferry that had run since the Middle Ages."),
-    ("bridges", "Engineer Ada Pryce", "Ada Pryce, who designed the Lenn footbridge, was born in Harrowmouth in 1921 and studied engineering in Glasgow."),
-    ("bridges", "Ferry at Harrowmouth", "Before 1962 foot passengers crossed the Lenn by a rowing ferry that could carry twelve people at a time."),
-    ("lighthouse", "Harrowmouth Point light", "The lighthouse on Harrowmouth Point stands 31 metres tall. Its white tower has two red bands and its light flashes every ten seconds."),
-    ("lighthouse", "Keepers of the Point", "Keepers lived at Harrowmouth Point until 1989, when the light was automated. The keepers' cottages are now a small museum."),
-    ("lighthouse", "The Gull Rock beacon", "Three kilometres offshore, the Gull Rock beacon is an unmanned iron tower, 14 metres tall, painted black with a yellow top."),
-    ("lighthouse", "Harrowmouth museum", "The lighthouse museum opens from April to October. Entry is free for children under twelve."),
-    ("market", "Harrowmouth fish market", "The fish market on the quay has been held every Tuesday and Friday since 1903."),
+    ("bridges", "The Lenn footbridge", "Upstream of the harbour, a steel footbridge crosses the river Lenn. It was opened in 1962 to replace a ferry that had run since the Middle Ages."),
+    ("bridges", "Ada Pryce, bridge engineer", "Ada Pryce, who designed the Lenn footbridge, was born in Harrowmouth in 1921 and studied engineering in Glasgow."),
+    ("bridges", "The Lenn ferry", "Before 1962 foot passengers crossed the river Lenn by a rowing ferry that could carry twelve people at a time."),
+    ("lighthouse", "Harrowmouth Point lighthouse", "The lighthouse on Harrowmouth Point stands 31 metres tall. Its white tower has two red bands and its light flashes every ten seconds."),
+    ("lighthouse", "Keepers of the Point lighthouse", "Keepers lived at the Point lighthouse until 1989, when the light was automated. Their cottages are now a small museum."),
+    ("lighthouse", "The Gull Rock lighthouse", "Three kilometres offshore, the Gull Rock lighthouse is an unmanned iron tower, 14 metres tall, painted black with a yellow top."),
+    ("lighthouse", "Lighthouse museum", "The lighthouse museum in the old keepers' cottages opens from April to October. Entry is free for children under twelve."),
+    ("market", "Fish market on the quay", "The fish market on the quay has been held every Tuesday and Friday since 1903."),
     ("market", "Quay warehouses", "The four brick warehouses on the quay were built in 1871 to store salt for the fishing fleet."),
-    ("market", "Market hall", "In 1998 the oldest warehouse became the market hall, with room for forty stalls."),
-    ("market", "Harrowmouth fleet", "At its largest, in 1910, the Harrowmouth fleet counted 120 boats; today eleven still fish from the harbour."),
+    ("market", "Market hall on the quay", "In 1998 the oldest warehouse on the quay became the market hall, with room for forty stalls."),
+    ("market", "The fishing fleet", "At its largest, in 1910, the fishing fleet that landed at the quay counted 120 boats; today eleven still fish from the harbour."),
 ]  # fmt: skip
 
 
@@ -183,7 +183,7 @@ def load(*, out):
             out(f"{name}: the example triples make {group_triples(batch_id=batch.pk)} six-image tasks.")
             _example_pairs(User.objects.get(username="rater"))
             out("Added four example WebQA questions (by the demo rater) for validators to check.")
-        else:  # the kind's own filling: cleared pool images in tens, snippets in fours
+        else:  # the kind's own filling: cleared pool images in tens, similar snippets in fours
             out(f"{name}: {registry.get(kind).fill(batch=batch)}")
 
 

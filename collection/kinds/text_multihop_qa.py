@@ -1,5 +1,9 @@
 """The text multi-hop task: a QA pair whose answer combines facts from at least two of
-four snippets, optionally with one fact the worker looked up, cited by its address."""
+four snippets, optionally with one fact the worker looked up, cited by its address.
+
+The four snippets of a task are a set of similar ones with a topic
+(``collection.snippet_sets``); the task's payload keeps the topic, and so the QA pair
+written on it has it through its assignment's task."""
 
 from django.db import transaction
 from rest_framework import serializers
@@ -11,7 +15,8 @@ from hits import registry
 from hits.kinds.base import TaskKind
 from mining.categories import keyword_problem
 
-from .webqa import WebQAAnswer, add_pool_tasks, checked_ids, existing_ids, int_list
+from ..snippet_sets import build_sets
+from .webqa import WebQAAnswer, checked_ids, existing_ids, int_list
 
 SNIPPETS = 4
 MIN_CITED = 2
@@ -21,6 +26,7 @@ class TextTaskInput(serializers.Serializer):
     snippets = serializers.ListField(
         child=serializers.IntegerField(min_value=1), min_length=SNIPPETS, max_length=SNIPPETS
     )
+    topic = serializers.CharField(max_length=200, required=False, allow_blank=True)
 
     def validate_snippets(self, ids):
         return existing_ids(ids, model=Snippet, what="snippet")
@@ -85,11 +91,15 @@ class TextMultihopQA(TaskKind):
     def page_context(self, *, assignment):
         ids = assignment.task.payload["snippets"]
         snippets = Snippet.objects.in_bulk(ids)
-        return {"snippets": [snippets[pk] for pk in ids if pk in snippets], "min_cited": MIN_CITED}
+        return {
+            "snippets": [snippets[pk] for pk in ids if pk in snippets],
+            "topic": assignment.task.payload.get("topic", ""),
+            "min_cited": MIN_CITED,
+        }
 
     def fill(self, *, batch):
         added = make_text_tasks(batch=batch)
-        return f"{added} text tasks added from the snippet pool."
+        return f"{added} text tasks added, each a set of four similar snippets from the pool."
 
     def review_summary(self, *, assignment):
         return summary_of(assignment)
@@ -116,11 +126,17 @@ class TextMultihopQA(TaskKind):
 
 
 def make_text_tasks(*, batch, topics=None):
-    """Adds text tasks to ``batch``: each topic's snippets in sets of four. Returns the
-    number of tasks added."""
+    """Adds text tasks to ``batch``: sets of four similar snippets with their topic, from
+    the snippets of the pool (of ``topics``, if given) that none of its tasks has yet.
+    Returns the number of tasks added."""
+    from hits.services import add_tasks
+
+    used = {pk for payload in batch.tasks.values_list("payload", flat=True) for pk in payload.get("snippets", [])}
     pool = Snippet.objects.all()
     if topics:
         pool = pool.filter(topic__in=topics)
-    return add_pool_tasks(
-        batch=batch, pool=pool, key="snippets", size=SNIPPETS, make_payload=lambda topic, ids: {"snippets": ids}
-    )
+    rows = (row for row in pool.order_by("id").values_list("id", "title", "text").iterator() if row[0] not in used)
+    payloads = [{"snippets": list(made.ids), "topic": made.topic} for made in build_sets(rows, size=SNIPPETS)]
+    if payloads:
+        add_tasks(batch=batch, payloads=payloads)
+    return len(payloads)

@@ -44,6 +44,9 @@ def test_demo_loader_is_idempotent_and_fills_every_part():
     counts = {kind: batches[kind].tasks.count() for kind in ("image_filter", "six_image_qa", "text_multihop_qa")}
     assert counts == {"image_filter": 2, "six_image_qa": 2, "text_multihop_qa": 3}
     assert not ImageSource.objects.exclude(asset__review_state="cleared").exists()  # only cleared ones go out
+    text_tasks = [task.payload for task in batches["text_multihop_qa"].tasks.all()]
+    assert all(payload["topic"] for payload in text_tasks)
+    assert len({pk for payload in text_tasks for pk in payload["snippets"]}) == 12
 
 
 def test_the_demo_records_three_websites_and_navigation_questions_on_them():

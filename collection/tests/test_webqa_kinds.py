@@ -6,11 +6,12 @@ import pytest
 from assets.models import Asset
 from collection.kinds.image_filter import make_filter_tasks
 from collection.kinds.text_multihop_qa import make_text_tasks
-from corpus.models import Evidence, ImageTriple, QAPair
+from collection.webqa_demo import SNIPPETS as DEMO_SNIPPETS
+from corpus.models import Evidence, ImageTriple, QAPair, Snippet
 from corpus.signals import pairs_written
 from hits.models import Assignment, Batch
 from tests.api import api_error
-from tests.pools import image_group, pool_images, snippets, webqa_batch
+from tests.pools import image_group, pool_images, snippet, snippets, webqa_batch
 
 pytestmark = pytest.mark.django_db
 
@@ -267,9 +268,28 @@ def test_text_pair_keeps_its_snippets_and_researched_fact(text_task):
     ]
 
 
-def test_text_tasks_are_made_in_fours_per_topic():
-    snippets(9, topic="bridges")
-    snippets(3, topic="rivers")
+def test_text_tasks_are_sets_of_four_similar_snippets_with_their_topic():
+    for topic, title, text in DEMO_SNIPPETS:
+        snippet(title=title, text=text, topic=topic)
     batch = Batch.objects.create(name="Text", kind="text_multihop_qa")
-    assert make_text_tasks(batch=batch) == 2
-    assert make_text_tasks(batch=batch) == 0
+    assert make_text_tasks(batch=batch) == 3
+    assert make_text_tasks(batch=batch) == 0  # every snippet is in a task already
+    topics = {}
+    for task in batch.tasks.all():
+        titles = list(Snippet.objects.filter(pk__in=task.payload["snippets"]).values_list("topic", flat=True))
+        assert len(set(titles)) == 1, f"task {task.pk} mixes {titles}"
+        topics[titles[0]] = task.payload["topic"]
+    assert set(topics) == {"bridges", "lighthouse", "market"}
+    assert "Lenn" in topics["bridges"] and "lighthouse" in topics["lighthouse"] and "quay" in topics["market"]
+
+
+def test_a_text_pair_carries_its_tasks_topic(rater, api_for):
+    pool = snippets(4)
+    batch = webqa_batch(
+        kind="text_multihop_qa", payloads=[{"snippets": [s.pk for s in pool], "topic": "bridges of the Lenn"}]
+    )
+    client = api_for(rater)
+    assert _submit(client, _take(client, batch), _text_answer(pool[:2])).status_code == 200
+    # Releases read it from here: the pair's assignment's task.
+    topic = QAPair.objects.values_list("assignment__task__payload__topic", flat=True).get()
+    assert topic == "bridges of the Lenn"
