@@ -65,6 +65,11 @@ class RaterProfile(models.Model):
     blocked = models.BooleanField(default=False)
     blocked_reason = models.TextField(blank=True)
     blocked_at = models.DateTimeField(null=True, blank=True)
+    screened_by_provider = models.CharField(
+        max_length=20, blank=True,
+        help_text="The recruitment provider (prolific, mturk) that checks this worker's approval rate, approved "
+        "count and locale before sending them; empty for the platform's own raters.",
+    )  # fmt: skip
 
     @property
     def approval_rate(self):

@@ -83,6 +83,10 @@ def _meets(rules, *, subject, profile, required, granted_slugs):
     if missing:
         needs = "You need" if subject == "This batch" else f"{subject} needs"
         return Eligibility(False, f"{needs} the qualification: " + ", ".join(missing) + ".")
+    if profile.screened_by_provider:
+        # The provider applied these rules (MTurk's qualification requirements, the study's
+        # screeners) to the worker's record there; a new linked account has no record here.
+        return ELIGIBLE
     if rules.allowed_locales and profile.locale not in rules.allowed_locales:
         return Eligibility(
             False,

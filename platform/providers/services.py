@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from accounts.models import RaterProfile
 from accounts.services import create_user
 from hits import services as hits
 from hits.errors import AssignmentClosed, BatchNotOpen, NoTaskAvailable, NotEligible
@@ -95,6 +96,7 @@ def _link(*, provider, worker_id):
         with transaction.atomic():
             # A made-up name: the provider's id stays on the link, never on the account.
             user = create_user(username=f"{provider}-{secrets.token_hex(6)}", password=None)
+            RaterProfile.objects.filter(user=user).update(screened_by_provider=provider)
             return ProviderWorker.objects.create(provider=provider, external_id=worker_id, user=user)
     except IntegrityError:
         return ProviderWorker.objects.select_related("user").get(provider=provider, external_id=worker_id)

@@ -175,11 +175,21 @@ def test_an_assignment_id_arriving_with_another_worker_is_refused(client):
 
 
 def test_a_worker_trailmark_finds_ineligible_is_asked_to_return_the_hit(client):
-    batch = mturk_batch()  # needs 500 approved assignments in Trailmark too
+    from tests.factories import QualificationFactory
+
+    batch = mturk_batch()
+    batch.required_qualifications.add(QualificationFactory(slug="kettle-experts", name="Kettle experts"))
     page = client.get(hit_url(batch))
     assert page.status_code == 200 and b"return the HIT" in page.content
     assert ProviderSession.objects.get().state == "screened_out"
     assert not Assignment.objects.exists()
+
+
+def test_mturks_qualification_requirements_stand_for_the_batchs_standing_rules(client):
+    batch = mturk_batch()  # 500 approved assignments: MTurk checked that before the worker could accept
+    page = client.get(hit_url(batch))
+    assert page.status_code == 200 and b"return the HIT" not in page.content
+    assert Assignment.objects.count() == 1
 
 
 @pytest.fixture

@@ -91,13 +91,26 @@ def test_stopping_midway_returns_the_open_task_and_gives_the_return_code(client)
 
 
 def test_an_ineligible_participant_is_screened_out_with_its_code(client):
+    from tests.factories import QualificationFactory
+
     batch = prolific_batch()
-    batch.allowed_locales = ["es-ES"]
-    batch.save()
+    batch.required_qualifications.add(QualificationFactory(slug="kettle-experts", name="Kettle experts"))
     ended = client.get(client.get(arrival(batch)).url)
     assert ended.context["code"] == "CSCREENED"
-    assert "es-ES" in ended.context["session"].reason
+    assert "Kettle experts" in ended.context["session"].reason
     assert not Assignment.objects.exists()
+
+
+def test_the_providers_own_screening_stands_for_approval_rate_count_and_locale(client):
+    """A new linked account has no record here: the study's screeners (or MTurk's
+    qualification requirements) applied the batch's standing rules on the provider."""
+    batch = prolific_batch()
+    batch.allowed_locales, batch.min_approved_count = ["es-ES"], 50
+    batch.save()
+    task = client.get(client.get(arrival(batch)).url)
+    assert task.status_code == 302 and "/assignments/" in task.url
+    link = ProviderWorker.objects.get(external_id=PID)
+    assert link.user.profile.screened_by_provider == "prolific"
 
 
 @pytest.mark.parametrize(
