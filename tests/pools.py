@@ -7,6 +7,7 @@ from django.core.files.base import ContentFile
 from PIL import Image, ImageDraw
 
 from accounts.models import Role, User
+from assets.models import Asset
 from assets.services import store_image
 from collection.pools import snippet_digest
 from corpus.models import ImageGroup, ImageSource, ImageTriple, Snippet
@@ -34,9 +35,13 @@ def pool_owner():
     return user
 
 
-def pool_image(*, title, topic="", description="", seed=None):
+def pool_image(*, title, topic="", description="", seed=None, cleared=True):
+    """A pool image; ``cleared`` (the default) as if a reviewer had passed it, since only
+    cleared pool images reach workers."""
     seed = title if seed is None else seed
     asset, _ = store_image(file=ContentFile(image_bytes(seed), name="pool.png"), uploaded_by=pool_owner())
+    if cleared:
+        Asset.objects.filter(pk=asset.pk).update(review_state=Asset.ReviewState.CLEARED)
     image, _ = ImageSource.objects.get_or_create(
         asset=asset, defaults={"title": title, "topic": topic, "description": description or f"A picture of {title}."}
     )

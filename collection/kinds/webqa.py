@@ -92,27 +92,6 @@ class WebQAAnswer(serializers.Serializer):
         return check_keyword_answer(keyword)
 
 
-def add_pool_tasks(*, batch, pool, key, size, make_payload):
-    """Adds tasks to ``batch`` from ``pool`` (a queryset): each topic's rows in sets of
-    ``size``, in import order; sets already in the batch (``payload[key]``) are skipped and
-    a topic's last rows, too few for a set, wait for more. Returns the number added."""
-    from hits.services import add_tasks
-
-    taken = {frozenset(task.payload[key]) for task in batch.tasks.all()}
-    by_topic = {}
-    for topic, pk in pool.order_by("topic", "id").values_list("topic", "id"):
-        by_topic.setdefault(topic, []).append(pk)
-    payloads = [
-        make_payload(topic, ids[start : start + size])
-        for topic, ids in by_topic.items()
-        for start in range(0, len(ids) - size + 1, size)
-        if frozenset(ids[start : start + size]) not in taken
-    ]
-    if payloads:
-        add_tasks(batch=batch, payloads=payloads)
-    return len(payloads)
-
-
 def int_list(values):
     """Form values as ints, dropping anything that is not a number (the server checks the rest)."""
     return [int(value) for value in values if str(value).isdigit()]

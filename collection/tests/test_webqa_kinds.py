@@ -293,3 +293,15 @@ def test_a_text_pair_carries_its_tasks_topic(rater, api_for):
     # Releases read it from here: the pair's assignment's task.
     topic = QAPair.objects.values_list("assignment__task__payload__topic", flat=True).get()
     assert topic == "bridges of the Lenn"
+    # ... and the release's record carries it.
+    from releases.snapshot import take_snapshot
+    from releases.tests.helpers import release
+
+    QAPair.objects.update(state="accepted", keyword_answer="Lenn")
+    from releases.models import ReleaseItem
+    from tests.factories import UserFactory
+
+    made = release(UserFactory(role="admin"), families=["webqa"])
+    take_snapshot(release=made, progress=lambda **kwargs: None)
+    (record,) = ReleaseItem.objects.filter(release=made).values_list("record", flat=True)
+    assert record["topic"] == "bridges of the Lenn"

@@ -408,6 +408,11 @@ MINING_NEAR_DUPLICATE_BITS = int(os.environ.get("MINING_NEAR_DUPLICATE_BITS", "1
 # Beyond this many differing bits an image no longer counts as looking like the evidence.
 MINING_VISUAL_MAX_BITS = int(os.environ.get("MINING_VISUAL_MAX_BITS", "24"))
 
+# Text multi-hop tasks: each set of four snippets is a cluster of similar entities (BM25)
+# whose members share at most this much of their word 3-grams, and at least this similarity.
+SNIPPET_SET_MAX_OVERLAP = float(os.environ.get("SNIPPET_SET_MAX_OVERLAP", "0.2"))
+SNIPPET_SET_MIN_SIMILARITY = float(os.environ.get("SNIPPET_SET_MIN_SIMILARITY", "0.05"))
+
 # WebQA's test protocol: a test item whose five reference answers agree less than this
 # (keyword recall, docs/releases.md) is left out of a release's test split.
 REFERENCE_MIN_AGREEMENT = float(os.environ.get("REFERENCE_MIN_AGREEMENT", "0.6"))

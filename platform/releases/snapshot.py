@@ -45,6 +45,7 @@ SNIPPET_FIELDS = ["id", "title", "text", "url"]
 PAIR_FIELDS = ["id", "family", "split_kind", "question", "answer", "answer_type", "keyword_answer", "reasoning_types"]
 PAIR_FIELDS += ["question_category", "category__slug", "trace_id", "image_group_id", "image_group__label", "author_id"]
 PAIR_FIELDS += ["answer_variants", "episode__site__host", "episode__target_url", "episode__description"]
+PAIR_FIELDS += ["assignment__task__payload__topic"]
 PAIR_FIELDS += [
     "candidate__generator",
     "candidate__generator_version",
@@ -391,7 +392,7 @@ def _record(pair, evidence_rows, distractor_rows, step_rows, references, kept, g
         "family": pair["family"],
         "kind": pair["split_kind"] or _kind_from(evidence, pair),
         "category": pair["category__slug"] or "",
-        "topic": pair["image_group__label"] or pair["category__slug"] or "",
+        "topic": pair["image_group__label"] or pair["assignment__task__payload__topic"] or pair["category__slug"] or "",
         "question": pair["question"],
         "answer": pair["answer"],
         "keyword_answer": pair["keyword_answer"] if pair["keyword_answer"].strip() or not references else references[0],
