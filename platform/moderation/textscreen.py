@@ -31,9 +31,18 @@ _URL_SEPARATORS = re.compile(r"[/?&=#;]+")
 _NAMELESS = re.compile(r"(?:sign|log)[ -]?out|my account|welcome back", re.IGNORECASE)
 
 
+# What every detector needs to find anything: an "@", a digit (phones, cards, IBANs, ID
+# numbers, street numbers) or the words of a signed-in greeting. A text with none of them
+# (most titles and button labels) is passed over without building lines: releases screen
+# every text of every record.
+_MIGHT_HOLD_SOMETHING = re.compile(r"[@\d]|out\b|account|welcome|\b(?:hi|hello|hey)\b", re.IGNORECASE)
+
+
 def text_findings(text: str) -> list[dict]:
     """``[{"kind", "text"}]``: personal data the pre-screen's detectors find in ``text``,
     each ``text`` as it stands in its line; every distinct finding once, in reading order."""
+    if not text or not _MIGHT_HOLD_SOMETHING.search(text):
+        return []
     lines = []
     for number, line in enumerate((text or "").splitlines()):
         words = [Word(word, 1.0, _NO_BOX, number, 0, 0) for word in line.split()]
