@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qsl, quote, unquote, unquote_plus, urlencode, urlsplit, urlunsplit
 
-from .prescreen import PII_WEIGHTS, Box, Line, Word, find_pii
+from .prescreen import ADDRESSES, PII_WEIGHTS, SIGNED_IN, Box, Line, Word, find_pii
 
 MASK = "[…]"
 # Findings that are signs about a page rather than someone's data in its text.
@@ -31,17 +31,32 @@ _URL_SEPARATORS = re.compile(r"[/?&=#;]+")
 _NAMELESS = re.compile(r"(?:sign|log)[ -]?out|my account|welcome back", re.IGNORECASE)
 
 
-# What every detector needs to find anything: an "@", a digit (phones, cards, IBANs, ID
-# numbers, street numbers) or the words of a signed-in greeting. A text with none of them
-# (most titles and button labels) is passed over without building lines: releases screen
-# every text of every record.
-_MIGHT_HOLD_SOMETHING = re.compile(r"[@\d]|out\b|account|welcome|\b(?:hi|hello|hey)\b", re.IGNORECASE)
+# What each detector needs before it can find anything: an "@" (e-mail), seven digits or
+# more (phones, cards, ID numbers), an IBAN's country and check digits, an address's or a
+# signed-in greeting's own pattern. A text with none of them (most titles, labels, prices)
+# is passed over without building lines: releases screen every text of every record.
+_SEVEN_DIGITS = re.compile(r"(?:\D*\d){7}")
+_IBAN_START = re.compile(r"[A-Z]{2}\d{2}")
+
+
+_DIGIT = re.compile(r"\d")
+_GREETING_WORDS = re.compile(r"out|account|welcome|\bh(?:i|ello|ey)\b", re.IGNORECASE)
+
+
+def might_hold_personal_data(text: str) -> bool:
+    if "@" in text:
+        return True
+    if _DIGIT.search(text) and (
+        _SEVEN_DIGITS.match(text) or _IBAN_START.search(text) or any(p.search(text) for p in ADDRESSES)
+    ):
+        return True
+    return bool(_GREETING_WORDS.search(text)) and any(p.search(text) for p, _strength in SIGNED_IN)
 
 
 def text_findings(text: str) -> list[dict]:
     """``[{"kind", "text"}]``: personal data the pre-screen's detectors find in ``text``,
     each ``text`` as it stands in its line; every distinct finding once, in reading order."""
-    if not text or not _MIGHT_HOLD_SOMETHING.search(text):
+    if not text or not might_hold_personal_data(text):
         return []
     lines = []
     for number, line in enumerate((text or "").splitlines()):

@@ -119,7 +119,7 @@ def take_snapshot(*, release, progress):
                 if isinstance(record_or_reason, str):
                     excluded[record_or_reason] += 1
                     continue
-                record, changed = screen_record(record_or_reason, keep_query_hosts=keep_query_hosts)
+                record, changed = screen_record(record_or_reason, keep_query_hosts=keep_query_hosts, in_place=True)
                 screened.update(changed)
                 group = _group_key(pair, record)
                 split = plan.split_of(record=record, group_key=group)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import copy
 from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 from urllib.parse import urlsplit, urlunsplit
 
 from corpus.models import host_of
@@ -32,7 +33,9 @@ from moderation import textscreen
 STEP_TEXT_KEYS = ("text", "label", "alt")
 
 
-def screen_record(record: dict, *, keep_query_hosts: Iterable[str] = ()) -> tuple[dict, dict[str, int]]:
+def screen_record(
+    record: dict, *, keep_query_hosts: Iterable[str] = (), in_place: bool = False
+) -> tuple[dict, dict[str, int]]:
     """``(record, counts)``: ``record`` (a snapshot record) with personal data masked in
     every text field, the texts of steps without a shipped screenshot dropped, and query
     strings and fragments stripped from addresses whose host is not in
@@ -42,9 +45,10 @@ def screen_record(record: dict, *, keep_query_hosts: Iterable[str] = ()) -> tupl
     masked in a field, ``masked_question_or_answer`` per record whose question, answer,
     keyword answer or answer variants were masked, ``query_removed`` and
     ``fragment_removed`` per address, ``dropped_unreviewed_step_text`` per step that
-    lost texts. Changes that did not happen are not in ``counts``."""
+    lost texts. Changes that did not happen are not in ``counts``. ``in_place`` changes
+    ``record`` itself (the snapshot's own, made for this) instead of a copy."""
     screen = _Screener(keep_query_hosts)
-    record = copy.deepcopy(record)
+    record = record if in_place else copy.deepcopy(record)
     before = screen.total_masked()
     for key in ("question", "answer", "keyword_answer"):
         if key in record:
@@ -74,6 +78,20 @@ def screen_record(record: dict, *, keep_query_hosts: Iterable[str] = ()) -> tupl
     return record, {change: n for change, n in screen.counts.items() if n}
 
 
+@lru_cache(maxsize=100_000)
+def _screened_text(value):
+    """``(masked text, findings)``: pool texts recur in many records (as distractors), so
+    each distinct text is screened once (a bounded cache keeps memory flat)."""
+    found = tuple(textscreen.personal(textscreen.text_findings(value)))
+    return (textscreen.mask(value, list(found)) if found else value), found
+
+
+@lru_cache(maxsize=50_000)
+def _screened_url(value):
+    found = tuple(textscreen.personal(textscreen.url_findings(value)))
+    return (textscreen.mask_url(value, list(found)) if found else value), found
+
+
 class _Screener:
     def __init__(self, keep_query_hosts):
         self.keep_query_hosts = {host_of(host) for host in keep_query_hosts}
@@ -82,12 +100,14 @@ class _Screener:
     def total_masked(self):
         return sum(n for change, n in self.counts.items() if change.startswith("masked_"))
 
-    def text(self, value):
+    def text(self, value, *, shared=False):
+        """``value`` screened; ``shared`` texts (pool images and snippets, screens' titles)
+        recur across records and are looked up in a bounded cache."""
         if not isinstance(value, str) or not value:
             return value
-        found = textscreen.personal(textscreen.text_findings(value))
+        masked, found = _screened_text(value) if shared else _screened_text.__wrapped__(value)
         self._count(found)
-        return textscreen.mask(value, found) if found else value
+        return masked
 
     def url(self, value):
         if not isinstance(value, str) or not value:
@@ -97,9 +117,9 @@ class _Screener:
             self.counts["query_removed"] += bool(parts.query)
             self.counts["fragment_removed"] += bool(parts.fragment)
             value = urlunsplit(parts._replace(query="", fragment=""))
-        found = textscreen.personal(textscreen.url_findings(value))
+        masked, found = _screened_url(value)
         self._count(found)
-        return textscreen.mask_url(value, found) if found else value
+        return masked
 
     def _count(self, found):
         for finding in found:
@@ -121,21 +141,21 @@ def _piece(screen, piece):
 
 
 def _screen_source(screen, source):
-    source["title"] = screen.text(source.get("title", ""))
+    source["title"] = screen.text(source.get("title", ""), shared=True)
     source["url"] = screen.url(source.get("url", ""))
 
 
 def _image_source(screen, source):
     for key in ("title", "description", "topic"):
         if key in source:
-            source[key] = screen.text(source[key])
+            source[key] = screen.text(source[key], shared=True)
     source["url"] = screen.url(source.get("url", ""))
 
 
 def _snippet_source(screen, source):
     for key in ("title", "text"):
         if key in source:
-            source[key] = screen.text(source[key])
+            source[key] = screen.text(source[key], shared=True)
     source["url"] = screen.url(source.get("url", ""))
 
 
