@@ -23,8 +23,11 @@ class ReleaseForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["parent"].queryset = Release.objects.filter(state=Release.State.PUBLISHED)
-        if self.instance.pk:
+        # A saved release is shown read-only (a change is a new version): then the form
+        # has none of these fields.
+        if "parent" in self.fields:
+            self.fields["parent"].queryset = Release.objects.filter(state=Release.State.PUBLISHED)
+        if self.instance.pk and "version" in self.fields:
             self.fields["version"].initial = self.instance.version
 
     def clean(self):
@@ -71,7 +74,8 @@ class ReleaseAdmin(admin.ModelAdmin):
             test_answers_public=data.get("test_answers_public", False),
             webvln_setting=data.get("webvln_setting", "seen"),
         )  # fmt: skip
-        obj.pk = release.pk
+        # The admin's messages and redirect use ``obj``: it becomes the release just made.
+        obj.__dict__.update({field.attname: getattr(release, field.attname) for field in Release._meta.concrete_fields})
 
     @admin.action(description="Build (or build again after a failure)")
     def build(self, request, queryset):
