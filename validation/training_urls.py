@@ -11,4 +11,5 @@ urlpatterns = [
     path("attempts/<int:attempt_id>/", views.attempt, name="attempt"),
     path("figures/<int:item_id>/<int:index>.png", views.figure, name="figure"),
     path("quality/", views.my_quality, name="quality"),
+    path("questions/", views.my_questions, name="questions"),
 ]

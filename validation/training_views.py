@@ -93,3 +93,29 @@ def figure(request, item_id, index):
 @login_required
 def my_quality(request):
     return render(request, "training/quality.html", {"standing": quality.standing_of(worker=request.user)})
+
+
+@login_required
+def my_questions(request):
+    """The worker's questions, newest first, with what became of each: waiting for
+    validation, accepted, or rejected with the validators' reasons and any feedback."""
+    from django.core.paginator import Paginator
+    from django.utils import timezone
+
+    from accounts.models import RaterProfile
+    from corpus.models import QAPair
+
+    from .context_processors import unread_decisions
+
+    unread = unread_decisions(request.user)
+    pairs = (
+        QAPair.objects.filter(author=request.user)
+        .select_related("assignment__batch", "category")
+        .order_by("-created_at", "-id")
+    )
+    page = Paginator(pairs, 25).get_page(request.GET.get("page"))
+    profile = request.user.profile
+    seen, now = profile.questions_seen_at, timezone.now()
+    RaterProfile.objects.filter(user=request.user).update(questions_seen_at=now)
+    profile.questions_seen_at = now  # this page's own menu has nothing new to count
+    return render(request, "training/questions.html", {"page": page, "unread": unread, "seen": seen})

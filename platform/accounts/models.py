@@ -65,6 +65,9 @@ class RaterProfile(models.Model):
     blocked = models.BooleanField(default=False)
     blocked_reason = models.TextField(blank=True)
     blocked_at = models.DateTimeField(null=True, blank=True)
+    questions_seen_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the worker last looked at their questions' outcomes."
+    )
     screened_by_provider = models.CharField(
         max_length=20, blank=True,
         help_text="The recruitment provider (prolific, mturk) that checks this worker's approval rate, approved "

@@ -255,6 +255,7 @@ class QAPair(models.Model):
     )  # fmt: skip
     state = models.CharField(max_length=20, choices=State.choices, default=State.PENDING_VALIDATION, db_index=True)
     state_reason = models.TextField(blank=True, help_text="Why the pair was rejected, for its author.")
+    decided_at = models.DateTimeField(null=True, blank=True, help_text="When validation accepted or rejected it.")
     author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="qa_pairs")
     assignment = models.ForeignKey(
         "hits.Assignment", on_delete=models.SET_NULL, null=True, blank=True, related_name="qa_pairs"

@@ -2,6 +2,7 @@
 evidence, and what follows a review decision on an asset the records cite."""
 
 from django.db import transaction
+from django.utils import timezone
 
 from .models import Episode, Evidence, QAPair, Screen
 from .signals import pair_decided, pairs_written
@@ -70,7 +71,7 @@ def _declared_by(kind, fields):
 def decide_pair(*, qa_pair, state, reason=""):
     """Sets an accepted or rejected pair's state (with the reason its author reads) and
     sends ``pair_decided``. Meant for the caller's transaction (validation's decision)."""
-    QAPair.objects.filter(pk=qa_pair.pk).update(state=state, state_reason=reason)
+    QAPair.objects.filter(pk=qa_pair.pk).update(state=state, state_reason=reason, decided_at=timezone.now())
     qa_pair.state, qa_pair.state_reason = state, reason
     pair_decided.send(sender=QAPair, qa_pair=qa_pair, state=state)
     return qa_pair
