@@ -48,6 +48,10 @@ def test_rater_creates_and_revokes_an_api_token(page, live_server, rater):
     page.get_by_role("button", name="Create token").click()
     key = page.get_by_test_id("new-token-key").inner_text().strip()
     assert len(key) > 30
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
+    page.get_by_test_id("copy-token").click()
+    expect(page.get_by_test_id("copy-token")).to_have_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == key
 
     me = page.request.get(f"{live_server.url}/api/v1/me/", headers={"Authorization": f"Token {key}"})
     assert me.ok and me.json()["username"] == rater.username

@@ -1,4 +1,5 @@
 from django.db import transaction
+from django.db.models import Q
 from rest_framework import serializers
 
 from accounts.models import Role
@@ -79,7 +80,11 @@ class Validation(TaskKind):
     submission_serializer = ValidationSubmission
 
     def excluded_tasks(self, *, worker_id):
-        return Task.objects.filter(pair_validation__qa_pair__author_id=worker_id)
+        # Never their own pairs; and nobody checks a pair that is already rejected (e.g.
+        # its screenshot failed review while the check waited).
+        return Task.objects.filter(
+            Q(pair_validation__qa_pair__author_id=worker_id) | Q(pair_validation__qa_pair__state=QAPair.State.REJECTED)
+        )
 
     def form_data(self, post):
         data = super().form_data(post)

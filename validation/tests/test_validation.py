@@ -180,3 +180,13 @@ def test_other_ways_to_write_a_wrong_answer_are_refused_and_nothing_is_kept(rate
     assert "at most 5" in str(refused.value.detail["answer_variants"])
     pair.refresh_from_db()
     assert pair.answer_variants == [] and not Judgement.objects.exists()
+
+
+def test_a_pair_rejected_while_its_check_waited_is_never_handed_out(rater):
+    from tests.factories import UserFactory
+
+    pair = written_pair(author=rater)
+    QAPair.objects.filter(pk=pair.pk).update(state=QAPair.State.REJECTED, state_reason="Its screenshot failed review.")
+    batch = Batch.objects.get(kind="validation", state="open")
+    with pytest.raises(NoTaskAvailable):
+        hits.request_next_task(worker=UserFactory(role="validator"), batch_id=batch.pk)
