@@ -50,9 +50,14 @@ def test_a_navigation_question_from_target_page_to_path_review(page, live_server
     page.locator("tr", has_text="Check questions and answers: WebVLN").get_by_role("button", name="Start").click()
     expect(page.get_by_test_id("episode")).to_contain_text("A 1.7 litre stainless steel kettle.")
     expect(page.get_by_test_id("episode").locator("li")).to_have_count(3)
-    page.get_by_role("group", name="Is the path a reasonable way").get_by_label("No").check()
-    page.get_by_role("group", name="Does the target page").get_by_label("Yes").check()
-    page.get_by_role("group", name="Does the description match").get_by_label("Yes").check()
+    # By keyboard: each key answers the next open question (target page, path, description).
+    expect(page.get_by_test_id("key-legend")).to_be_visible()
+    page.locator("body").click(position={"x": 5, "y": 5})
+    for key in ("y", "n", "y"):
+        page.keyboard.press(key)
+    expect(page.get_by_role("group", name="Does the target page").get_by_label("Yes")).to_be_checked()
+    expect(page.get_by_role("group", name="Is the path a reasonable way").get_by_label("No")).to_be_checked()
+    expect(page.get_by_role("group", name="Does the description match").get_by_label("Yes")).to_be_checked()
     page.get_by_label("What is wrong").fill("A shorter route through the search box exists.")
     page.get_by_role("button", name="Submit", exact=True).click()
     expect(page.get_by_role("status").first).to_contain_text("Submitted")
