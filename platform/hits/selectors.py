@@ -49,6 +49,7 @@ def eligibility(*, worker, batch, granted_slugs=None, disqualified=None, kind_ru
     if kind_rules is None:
         kind_rules = kind_requirements()
     checks = [(kind_rules.get(batch.kind), f"“{kind.title}”"), (batch, "This batch")]
+    reasons = []
     for rules, subject in checks:
         if rules is None:
             continue
@@ -59,8 +60,9 @@ def eligibility(*, worker, batch, granted_slugs=None, disqualified=None, kind_ru
             )
         verdict = _meets(rules, subject=subject, profile=profile, required=required, granted_slugs=granted_slugs)
         if not verdict.eligible:
-            return verdict
-    return ELIGIBLE
+            reasons.append(verdict.reason)
+    # Every rule the worker misses, so they know all they need (not one at a time).
+    return Eligibility(False, " ".join(reasons)) if reasons else ELIGIBLE
 
 
 def _batch_qualifications(batch):
@@ -78,31 +80,29 @@ def kind_requirements():
 
 
 def _meets(rules, *, subject, profile, required, granted_slugs):
-    """Checks one set of rules (a batch's or a kind's); ``subject`` names it in the reason."""
+    """Checks one set of rules (a batch's or a kind's); ``subject`` names it in the reason,
+    which lists every rule missed."""
+    reasons = []
     missing = [q.name for q in required if q.slug not in granted_slugs]
     if missing:
         needs = "You need" if subject == "This batch" else f"{subject} needs"
-        return Eligibility(False, f"{needs} the qualification: " + ", ".join(missing) + ".")
+        reasons.append(f"{needs} the qualification: " + ", ".join(missing) + ".")
     if profile.screened_by_provider:
         # The provider applied these rules (MTurk's qualification requirements, the study's
         # screeners) to the worker's record there; a new linked account has no record here.
-        return ELIGIBLE
+        return Eligibility(False, " ".join(reasons)) if reasons else ELIGIBLE
     if rules.allowed_locales and profile.locale not in rules.allowed_locales:
-        return Eligibility(
-            False,
-            f"{subject} is for workers in {', '.join(rules.allowed_locales)}; your profile says {profile.locale}.",
+        reasons.append(
+            f"{subject} is for workers in {', '.join(rules.allowed_locales)}; your profile says {profile.locale}."
         )
     if profile.approved_count < rules.min_approved_count:
-        return Eligibility(
-            False,
-            f"{subject} needs {rules.min_approved_count} approved assignments; you have {profile.approved_count}.",
+        reasons.append(
+            f"{subject} needs {rules.min_approved_count} approved assignments; you have {profile.approved_count}."
         )
     rate = profile.approval_rate
     if rules.min_approval_rate is not None and rate is not None and Decimal(str(rate)) < rules.min_approval_rate:
-        return Eligibility(
-            False, f"{subject} needs an approval rate of {rules.min_approval_rate:.0%}; yours is {rate:.0%}."
-        )
-    return ELIGIBLE
+        reasons.append(f"{subject} needs an approval rate of {rules.min_approval_rate:.0%}; yours is {rate:.0%}.")
+    return Eligibility(False, " ".join(reasons)) if reasons else ELIGIBLE
 
 
 def open_batches_for(*, worker):

@@ -39,8 +39,9 @@ def test_the_kinds_locales_and_the_batchs_own_rules_both_hold(rater, other_rater
     other_rater.profile.save()
     batch = open_batch(tasks=1, min_approved_count=3)
     verdict = selectors.eligibility(worker=other_rater, batch=batch)
-    assert (
-        verdict.reason == "“Answer a question about a passage” is for workers in en-US, en-GB; your profile says de-DE."
+    assert verdict.reason == (  # every rule missed, the kind's and the batch's
+        "“Answer a question about a passage” is for workers in en-US, en-GB; your profile says de-DE. "
+        "This batch needs 3 approved assignments; you have 0."
     )
     verdict = selectors.eligibility(worker=rater, batch=batch)
     assert verdict.reason == "This batch needs 3 approved assignments; you have 0."
@@ -65,3 +66,17 @@ def test_admin_sets_a_kinds_requirements(client, admin_user):
     )  # fmt: skip
     assert response.status_code == 302
     assert list(KindRequirements.objects.get(kind="six_image_qa").required_qualifications.all()) == [qualification]
+
+
+def test_every_rule_a_worker_misses_is_named_at_once(rater):
+    from hits import selectors
+    from tests.factories import QualificationFactory, open_batch
+
+    batch = open_batch(tasks=1)
+    batch.allowed_locales, batch.min_approved_count = ["de-DE"], 3
+    batch.save()
+    batch.required_qualifications.add(QualificationFactory(slug="passages", name="Passage readers"))
+    verdict = selectors.eligibility(worker=rater, batch=batch)
+    assert not verdict.eligible
+    for rule in ("Passage readers", "de-DE", "3 approved assignments"):
+        assert rule in verdict.reason, verdict.reason
