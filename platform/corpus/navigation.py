@@ -34,6 +34,26 @@ def button_text(clickable):
     return (clickable.get("text") or clickable.get("alt") or clickable.get("label") or "").strip()[:500]
 
 
+def shortest_path(following, start, goal):
+    """A shortest path from ``start`` to ``goal`` (breadth first over ``following``:
+    ``{node: [next nodes, in the order ties are broken]}``), or None. The platform's graphs
+    and a release's frozen ones both find paths with it, so they agree."""
+    previous, queue = {start: None}, deque([start])
+    while queue:
+        node = queue.popleft()
+        if node == goal:
+            path = []
+            while node is not None:
+                path.append(node)
+                node = previous[node]
+            return path[::-1]
+        for destination in following.get(node, ()):
+            if destination not in previous:
+                previous[destination] = node
+                queue.append(destination)
+    return None
+
+
 class Graph:
     """Pages by URL (each with its number) and edges between them, in memory."""
 
@@ -57,20 +77,7 @@ class Graph:
         start = start or self.homepage
         if start is None or goal not in self.numbers:
             return None
-        previous, queue = {start: None}, deque([start])
-        while queue:
-            url = queue.popleft()
-            if url == goal:
-                path = []
-                while url is not None:
-                    path.append(url)
-                    url = previous[url]
-                return path[::-1]
-            for destination in self.next.get(url, ()):
-                if destination not in previous:
-                    previous[destination] = url
-                    queue.append(destination)
-        return None
+        return shortest_path(self.next, start, goal)
 
     def depths(self):
         """``{url: clicks from the homepage}`` of every reachable page."""

@@ -13,7 +13,7 @@ from collections import deque
 
 from assets.models import Asset
 from corpus.models import NavEdge, NavPage, Site
-from corpus.navigation import MIN_TRANSITIONS, page_url, rebuild
+from corpus.navigation import MIN_TRANSITIONS, page_url, rebuild, shortest_path
 
 from .models import ReleaseGraph
 from .textscreen import screen_graph
@@ -112,20 +112,7 @@ class FrozenGraph:
         return f"{self.site_id}_{number}"
 
     def shortest_path(self, start, goal):
-        previous, queue = {start: None}, deque([start])
-        while queue:
-            number = queue.popleft()
-            if number == goal:
-                path = []
-                while number is not None:
-                    path.append(number)
-                    number = previous[number]
-                return path[::-1]
-            for destination in self.next.get(number, ()):
-                if destination not in previous:
-                    previous[destination] = number
-                    queue.append(destination)
-        return None
+        return shortest_path(self.next, start, goal)
 
     def episode_path(self, target_url):
         """The page numbers of the episode's path, or None when it has none here."""
