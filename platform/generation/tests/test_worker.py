@@ -7,7 +7,7 @@ import pytest
 from corpus.models import Site
 from generation.models import Candidate, GenerationRun
 from tests.concurrency import wait_for
-from tests.factories import UserFactory
+from tests.factories import UserFactory, make_category
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -20,6 +20,8 @@ def test_a_run_started_over_the_api_is_done_by_the_worker(celery_worker, setting
         "default": {"BACKEND": "django.core.files.storage.FileSystemStorage",
                     "OPTIONS": {"location": celery_worker.media_root}},
     }  # fmt: skip
+    for slug in ("shopping", "hotel"):  # the migration's categories, which the flushes of these tests remove
+        make_category(slug)
     for username, role in (("rater", "rater"), ("reviewer", "reviewer"), ("admin", "admin")):
         UserFactory(username=username, role=role)
     webvln_demo.load(out=lambda line: None)
