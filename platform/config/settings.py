@@ -72,6 +72,7 @@ INSTALLED_APPS = [
     "providers",
     "collection",
     "validation",
+    "console",
 ]
 
 MIDDLEWARE = [

@@ -28,6 +28,7 @@ urlpatterns = [
     path("releases/", include("releases.urls")),
     path("generation/", include("generation.urls")),
     path("providers/", include("providers.urls")),
+    path("console/", include("console.urls")),
     path("", include("hits.urls")),
 ]
 
