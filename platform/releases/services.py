@@ -110,6 +110,22 @@ def start_build(*, release):
     return release
 
 
+EMPTY_ADVICE = "Include other families or QA states, or wait until more QA pairs are accepted."
+
+
+def build_started_message(release):
+    """What to tell the admin who started a build, from the release as it is now: a build
+    run at once (no worker) may already have published or failed."""
+    release.refresh_from_db()
+    if release.is_published:
+        return f"{release} is built and published."
+    if release.state == Release.State.FAILED:
+        return f"The build of {release} failed: {release.message}"
+    if release.state == Release.State.BUILDING:
+        return f"{release} is building."
+    return f"The build of {release} is queued."
+
+
 def request_rebuild_check(*, release):
     """Rebuilds a published release from its snapshot on a worker and compares checksums."""
     from . import tasks

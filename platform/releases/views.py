@@ -15,6 +15,8 @@ from . import selectors, services
 from .api import serve
 from .diff import diff_summary
 from .evaluation import BadPredictions
+from .preview import is_empty
+from .rendering import datasheet_html
 
 
 def _release(request, release_id):
@@ -44,6 +46,7 @@ def release_detail(request, release_id):
         visible = selectors.visible_files(release=release, user=request.user)
         context["files"] = visible.exclude(path__startswith="images/").order_by("path")
         context["image_files"] = visible.filter(path__startswith="images/").count()
+        context["datasheet"] = datasheet_html(release.datasheet)
         if release.parent_id:
             context["diff"] = diff_summary(release=release, against=release.parent, limit=0)
     return render(request, "releases/detail.html", context)
@@ -69,11 +72,15 @@ def release_build(request, release_id):
     if not request.user.has_role(Role.ADMIN):
         raise Http404("There is no such release.")
     release = _release(request, release_id)
+    if release.state == release.State.DRAFT and is_empty(release=release):
+        messages.error(request, f"{release} would hold no QA pairs: there is nothing to build. {services.EMPTY_ADVICE}")
+        return redirect("releases:detail", release_id=release.pk)
     try:
-        services.start_build(release=release)
-        messages.success(request, f"The build of {release} is queued.")
+        release = services.start_build(release=release)
     except DomainError as error:
         messages.error(request, error.message)
+    else:
+        messages.success(request, services.build_started_message(release))
     return redirect("releases:detail", release_id=release.pk)
 
 
