@@ -13,7 +13,7 @@ from accounts.permissions import role_required
 from config.api import field_errors
 from config.errors import DomainError
 
-from . import registry, selectors, services
+from . import planning, registry, selectors, services
 from .models import Assignment, Batch
 
 State = Assignment.State
@@ -38,12 +38,20 @@ def _driver(request, batch_id):
 @login_required
 def home(request):
     history = Paginator(selectors.history_for(worker=request.user), 20).get_page(request.GET.get("page"))
+    batches = selectors.open_batches_for(worker=request.user)
+    estimates = planning.estimates_for(row["batch"] for row in batches)
+    for row in batches:
+        row["estimate"] = estimates[row["batch"].pk]
+    open_assignments = list(selectors.open_assignments_for(worker=request.user))
+    numbers = planning.task_numbers(assignment.task_id for assignment in open_assignments)
+    for assignment in open_assignments:
+        assignment.task_number = numbers.get(assignment.task_id)
     return render(
         request,
         "hits/home.html",
         {
-            "batches": selectors.open_batches_for(worker=request.user),
-            "open_assignments": selectors.open_assignments_for(worker=request.user),
+            "batches": batches,
+            "open_assignments": open_assignments,
             "history": history,
             "earnings": selectors.earnings_for(worker=request.user),
             "profile": request.user.profile,
@@ -105,6 +113,7 @@ def task(request, assignment_id):
             "error_list": error_list,
             "values": values,
             "driver": _driver(request, assignment.batch_id),
+            "task_number": planning.task_numbers([assignment.task_id]).get(assignment.task_id),
             **kind.page_context(assignment=assignment),
         },
         status=400 if errors else 200,
