@@ -56,6 +56,10 @@ class TraceQASubmission(serializers.Serializer):
             self.context["steps"] = {step.pk: step for step in trace.steps.select_related("screen")}
 
 
+def _written(pair):
+    return bool(pair["steps"] or pair["question"].strip() or pair["answer"].strip() or pair["reasoning_types"])
+
+
 @registry.kind
 class TraceQA(TaskKind):
     """Questions on a recorded trace: each needs 3–5 of its screens, the rest of the
@@ -93,7 +97,10 @@ class TraceQA(TaskKind):
                     "reasoning_types": post.getlist(prefix + "reasoning_types"),
                 }
             )
-        return {"pairs": pairs}
+        # A block added and left untouched is not a question; with nothing else written
+        # it stays, so that the errors say what a question needs.
+        written = [pair for pair in pairs if _written(pair)]
+        return {"pairs": written or pairs[:1]}
 
     def page_context(self, *, assignment):
         trace = Trace.objects.select_related("category").get(pk=assignment.task.payload["trace"])

@@ -74,3 +74,42 @@ def test_recorder_writes_two_questions_on_their_trace(page, live_server, rater):
     pairs = list(QAPair.objects.order_by("id"))
     assert [p.answer_type for p in pairs] == ["integer", "integer"] and {p.trace_id for p in pairs} == {trace.pk}
     assert [p.evidence.count() for p in pairs] == [3, 3]
+
+
+def test_an_added_question_can_be_removed_before_submitting(page, live_server, rater):
+    batch = services.open_batch(batch=services.create_batch(name="Hotel traces", kind="trace_qa"))
+    _recorded_trace(rater, batch)
+    log_in(page, live_server.url, rater.username, PASSWORD)
+    page.locator("tr", has_text="Hotel traces").get_by_role("button", name="Start").click()
+
+    blocks = page.get_by_test_id("question-block")
+    expect(blocks.first.get_by_role("button", name="Remove this question")).to_be_hidden()  # one must stay
+    page.get_by_role("button", name="Add another question on this trace").click()
+    page.get_by_role("button", name="Add another question on this trace").click()
+    expect(blocks).to_have_count(3)
+    blocks.nth(1).get_by_label("Question").fill("This one goes")
+    blocks.nth(1).get_by_role("button", name="Remove this question").click()
+    expect(blocks).to_have_count(2)
+    expect(blocks.nth(1).locator("legend")).to_have_text("Question 2")
+    blocks.nth(1).get_by_role("button", name="Remove this question").click()
+    expect(blocks).to_have_count(1)
+    expect(blocks.first.get_by_role("button", name="Remove this question")).to_be_hidden()
+
+    first = blocks.first
+    for n in (2, 3, 4):
+        first.get_by_label(f"Step {n}", exact=True).check()
+    first.get_by_label("Question").fill("How many of these rooms cost under $100?")
+    first.get_by_label("Answer").fill("3")
+    first.get_by_label("Counting").check()
+    page.get_by_role("button", name="Submit", exact=True).click()
+    expect(page.get_by_role("status").first).to_contain_text("Submitted")
+    assert list(QAPair.objects.values_list("question", flat=True)) == ["How many of these rooms cost under $100?"]
+
+
+def test_a_trace_batch_says_how_to_record_when_there_is_no_trace_yet(page, live_server, rater):
+    services.open_batch(batch=services.create_batch(name="Hotel traces", kind="trace_qa"))
+    log_in(page, live_server.url, rater.username, PASSWORD)
+    row = page.locator("tr", has_text="Hotel traces")
+    expect(row.get_by_test_id("how-to-record")).to_contain_text("Record a trace first.")
+    expect(row.get_by_role("link", name="Install the Chrome extension")).to_be_visible()
+    expect(row).not_to_contain_text("Nothing left for you here")
