@@ -146,3 +146,177 @@ class WorkerTotal(models.Model):
     class Meta:
         managed = False
         db_table = "dashboards_workertotal"
+
+
+# --- Tasks, QA pairs and screens ------------------------------------------------------------------
+#
+# Kept like the assignments' tallies: triggers on ``hits_task``, ``corpus_qapair``,
+# ``corpus_evidence`` and ``corpus_tracestep`` log every counted change (old values taken
+# back, new ones added), the fold adds the log to the tallies, and the ``…Total`` views add
+# the log not folded in yet, so that the batches and dataset pages count nothing.
+
+
+class TaskChange(models.Model):
+    """A task's old batch and slots wanted taken back (``sign`` -1) or new ones added (+1)."""
+
+    sign = models.SmallIntegerField()
+    batch_id = models.BigIntegerField()
+    assignments_wanted = models.IntegerField()
+
+    def __str__(self):
+        return f"{self.sign:+d} task of batch {self.batch_id} wanting {self.assignments_wanted}"
+
+
+class TaskTally(models.Model):
+    """A batch's tasks and the assignments they want, as of the last fold."""
+
+    batch_id = models.BigIntegerField(primary_key=True)
+    tasks = models.IntegerField()
+    wanted = models.BigIntegerField()
+
+    def __str__(self):
+        return f"batch {self.batch_id}: {self.tasks} tasks"
+
+
+class QAPairChange(models.Model):
+    """A QA pair's old counted values taken back (``sign`` -1) or new ones added (+1).
+    ``category_id`` 0 stands for no category, so that a tally's key has no NULL in it."""
+
+    sign = models.SmallIntegerField()
+    family = models.CharField(max_length=16)
+    split_kind = models.CharField(max_length=16)
+    category_id = models.BigIntegerField()
+    state = models.CharField(max_length=20)
+    question_category = models.CharField(max_length=16)
+    # The list as the database writes it out as text, e.g. '["arithmetic", "counting"]'.
+    reasoning_types = models.TextField()
+
+    def __str__(self):
+        return f"{self.sign:+d} {self.state} {self.family} QA pair"
+
+
+class QAPairTally(models.Model):
+    """QA pairs with one combination of the dataset page's breakdowns, as of the last fold."""
+
+    family = models.CharField(max_length=16)
+    split_kind = models.CharField(max_length=16)
+    category_id = models.BigIntegerField()
+    state = models.CharField(max_length=20)
+    question_category = models.CharField(max_length=16)
+    reasoning_types = models.TextField()
+    pairs = models.IntegerField()
+
+    def __str__(self):
+        return f"{self.pairs} {self.state} {self.family} QA pairs"
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["family", "split_kind", "category_id", "state", "question_category", "reasoning_types"],
+                name="qa_pair_tally_unique",
+            )
+        ]
+
+
+class ScreenKind(models.TextChoices):
+    TRACE = "trace", "screens per trace"
+    EXAMPLE = "example", "screens per multi-screen QA pair"
+
+
+class ScreenChange(models.Model):
+    """A change to what one trace or QA pair (the owner) counts: ``screens`` is a step or
+    a piece of evidence added (+1) or taken away (-1); ``counted`` is a QA pair becoming
+    multi-screen (+1) or ceasing to be (-1). Traces are always counted."""
+
+    kind = models.CharField(max_length=8, choices=ScreenKind.choices)
+    owner_id = models.BigIntegerField()
+    screens = models.SmallIntegerField()
+    counted = models.SmallIntegerField()
+
+    def __str__(self):
+        return f"{self.kind} {self.owner_id}: {self.screens:+d} screens"
+
+
+class ScreenTally(models.Model):
+    """One trace's steps, or one QA pair's evidence and whether it is multi-screen, as of
+    the last fold. Only the fold reads it, to move an owner from one bar to another."""
+
+    kind = models.CharField(max_length=8, choices=ScreenKind.choices)
+    owner_id = models.BigIntegerField()
+    screens = models.IntegerField()
+    counted = models.IntegerField()
+
+    def __str__(self):
+        return f"{self.kind} {self.owner_id}: {self.screens} screens"
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["kind", "owner_id"], name="screen_tally_unique")]
+
+
+class ScreenHistogram(models.Model):
+    """How many traces (or multi-screen QA pairs) have ``screens`` screens, as of the last fold."""
+
+    kind = models.CharField(max_length=8, choices=ScreenKind.choices)
+    screens = models.IntegerField()
+    owners = models.IntegerField()
+
+    def __str__(self):
+        return f"{self.owners} {self.kind}s of {self.screens} screens"
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["kind", "screens"], name="screen_histogram_unique")]
+
+
+class BatchTaskTotal(models.Model):
+    """A batch's tasks and the assignments they want."""
+
+    batch = models.OneToOneField(
+        "hits.Batch", primary_key=True, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
+    tasks = models.IntegerField()
+    wanted = models.BigIntegerField()
+
+    def __str__(self):
+        return f"batch {self.batch_id}: {self.tasks} tasks"
+
+    class Meta:
+        managed = False
+        db_table = "dashboards_batchtasktotal"
+
+
+class QAPairTotal(models.Model):
+    """QA pairs with one combination of the dataset page's breakdowns."""
+
+    pk = models.CompositePrimaryKey(
+        "family", "split_kind", "category_id", "state", "question_category", "reasoning_types"
+    )
+    family = models.CharField(max_length=16)
+    split_kind = models.CharField(max_length=16)
+    category_id = models.BigIntegerField()
+    state = models.CharField(max_length=20)
+    question_category = models.CharField(max_length=16)
+    reasoning_types = models.TextField()
+    pairs = models.IntegerField()
+
+    def __str__(self):
+        return f"{self.pairs} {self.state} {self.family} QA pairs"
+
+    class Meta:
+        managed = False
+        db_table = "dashboards_qapairtotal"
+
+
+class ScreenTotal(models.Model):
+    """How many traces (or multi-screen QA pairs) have ``screens`` screens."""
+
+    pk = models.CompositePrimaryKey("kind", "screens")
+    kind = models.CharField(max_length=8, choices=ScreenKind.choices)
+    screens = models.IntegerField()
+    owners = models.IntegerField()
+
+    def __str__(self):
+        return f"{self.owners} {self.kind}s of {self.screens} screens"
+
+    class Meta:
+        managed = False
+        db_table = "dashboards_screentotal"

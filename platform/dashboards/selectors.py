@@ -9,7 +9,6 @@ assignments or a million.
 from collections import Counter
 from datetime import UTC, timedelta
 
-from django.db import connection
 from django.db.models import (
     Aggregate,
     Avg,
@@ -23,19 +22,18 @@ from django.db.models import (
     OuterRef,
     Subquery,
     Sum,
-    TextField,
     When,
 )
 from django.db.models.functions import Cast, Coalesce, NullIf, TruncDay, TruncHour
 from django.utils import timezone
 
 from accounts.models import User
-from corpus.models import Evidence, QAPair, ReasoningType, ReferenceSet, TraceStep
-from hits.models import Assignment, Batch, Disqualification, Task
+from corpus.models import Category, QAPair, ReasoningType, ReferenceSet
+from hits.models import Assignment, Batch, Disqualification
 from moderation.models import ReviewItem
 
 from . import columns
-from .models import DONE_STATES, BatchStateTotal, SubmissionTotal
+from .models import DONE_STATES, BatchStateTotal, BatchTaskTotal, QAPairTotal, ScreenKind, ScreenTotal, SubmissionTotal
 
 State = Assignment.State
 
@@ -93,10 +91,7 @@ def batch_progress():
     and, from those, an estimate of the hours to finish."""
     since = timezone.now() - timedelta(hours=24)
     batches = list(Batch.objects.order_by("-created_at").values("id", "name", "kind", "state", "created_at"))
-    tasks = {
-        row["batch"]: row
-        for row in Task.objects.values("batch").annotate(tasks=Count("id"), wanted=Sum("assignments_wanted")).order_by()
-    }
+    tasks = {row["batch"]: row for row in BatchTaskTotal.objects.values("batch", "tasks", "wanted")}
     states = {}
     for batch_id, state, n in BatchStateTotal.objects.values_list("batch", "state", "assignments"):
         states.setdefault(batch_id, {})[state] = n
@@ -291,9 +286,9 @@ def dataset():
     """What the collected data looks like: QA pairs by family, split, category, state,
     reasoning type and question category; screens per trace and per multi-screen pair.
 
-    One pass over the QA pairs counts every combination of the five plain breakdowns (a
-    few thousand at most), another every distinct list of reasoning types; each breakdown
-    is summed from those."""
+    All of it comes from the tallies (``models.py``): the QA pairs counted by every
+    combination of the five plain breakdowns (a few thousand at most) and by each
+    distinct list of reasoning types, and the two histograms of screens."""
     breakdowns = {
         "family": "family",
         "split_kind": "split_kind",
@@ -301,37 +296,34 @@ def dataset():
         "state": "state",
         "question_category": "question_category",
     }
+    names = dict(Category.objects.values_list("pk", "name"))
     counts = {name: Counter() for name in breakdowns}
-    for row in QAPair.objects.values(*breakdowns.values()).annotate(n=Count("id")).order_by():
+    keys = ["family", "split_kind", "category_id", "state", "question_category"]
+    for row in QAPairTotal.objects.values(*keys).annotate(n=Sum("pairs")).order_by():
+        row["category__name"] = names.get(row["category_id"])
         for name, key in breakdowns.items():
             counts[name][row[key]] += row["n"]
     by = {
         name: [
             {breakdowns[name]: value, "n": n}
             for value, n in sorted(counts[name].items(), key=lambda item: (-item[1], item[0] is None, item[0] or ""))
+            if n
         ]
         for name in breakdowns
     }
     reasoning = Counter({value: 0 for value in ReasoningType.values})
-    lists = QAPair.objects.values(listed=Cast("reasoning_types", TextField())).annotate(n=Count("id")).order_by()
-    for row in lists:
+    for row in QAPairTotal.objects.values("reasoning_types").annotate(n=Sum("pairs")).order_by():
         # What the database's case-insensitive LIKE on the list's JSON text matches.
-        listed = (row["listed"] or "").upper()
+        listed = (row["reasoning_types"] or "").upper()
         for value in ReasoningType.values:
             if f'"{value}"'.upper() in listed:
                 reasoning[value] += row["n"]
     by["reasoning_type"] = [{"reasoning_type": value, "n": n} for value, n in reasoning.items()]
-    steps = TraceStep._meta.db_table
-    evidence, qa = Evidence._meta.db_table, QAPair._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT n, COUNT(*) FROM (SELECT trace_id, COUNT(*) AS n FROM {steps} GROUP BY trace_id) AS t GROUP BY n ORDER BY n"
-        )
-        per_trace = [{"screens": n, "traces": count} for n, count in cursor.fetchall()]
-        cursor.execute(
-            f"SELECT n, COUNT(*) FROM (SELECT q.id, COUNT(*) AS n FROM {qa} q JOIN {evidence} e ON e.qa_pair_id = q.id"
-            f" WHERE q.split_kind = %s GROUP BY q.id) AS t GROUP BY n ORDER BY n",
-            [QAPair.SplitKind.MULTI_SCREEN],
-        )
-        per_example = [{"screens": n, "examples": count} for n, count in cursor.fetchall()]
+    histograms = {kind: [] for kind in ScreenKind.values}
+    for kind, screens, owners in ScreenTotal.objects.order_by("kind", "screens").values_list(
+        "kind", "screens", "owners"
+    ):
+        histograms[kind].append((screens, owners))
+    per_trace = [{"screens": n, "traces": count} for n, count in histograms[ScreenKind.TRACE]]
+    per_example = [{"screens": n, "examples": count} for n, count in histograms[ScreenKind.EXAMPLE]]
     return by, per_trace, per_example

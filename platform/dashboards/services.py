@@ -1,11 +1,25 @@
-"""Folding the assignment changes the database logged into the dashboards' tallies."""
+"""Folding the changes the database logged (assignments, tasks, QA pairs, screens) into the dashboards' tallies."""
 
 from django.db import OperationalError, connection, transaction
 from django.db.models import OuterRef
 
 from . import selectors
 from .models import DONE_STATES, AssignmentChange, WorkerTally
-from .triggers import BATCHES, CHANGES, SUBMISSIONS, WORKERS
+from .triggers import (
+    BATCHES,
+    CHANGES,
+    HISTOGRAM,
+    LOGS,
+    QA_CHANGES,
+    QA_PAIRS,
+    SCREEN_CHANGES,
+    SCREENS,
+    SHOWN,
+    SUBMISSIONS,
+    TASK_CHANGES,
+    TASKS,
+    WORKERS,
+)
 
 # Any fixed number: the key of the advisory lock that lets one fold run at a time on PostgreSQL.
 FOLD_LOCK = 5_318_009
@@ -42,8 +56,45 @@ ADDITIONS = [
 ]
 
 
+_QA_KEY = "family, split_kind, category_id, state, question_category, reasoning_types"
+# The owners (traces, QA pairs) whose screens changed, each once.
+_TOUCHED = f"SELECT DISTINCT kind, owner_id FROM {SCREEN_CHANGES}"
+_BAR = f"""INSERT INTO {HISTOGRAM} (kind, screens, owners)
+    SELECT t.kind, t.screens, {{sign}} * COUNT(*) FROM {SCREENS} t JOIN ({_TOUCHED}) AS c
+    ON c.kind = t.kind AND c.owner_id = t.owner_id
+    WHERE {SHOWN.format(screens="t.screens", kind="t.kind", counted="t.counted")} GROUP BY t.kind, t.screens
+    ON CONFLICT (kind, screens) DO UPDATE SET owners = {HISTOGRAM}.owners + excluded.owners"""
+
+# The tallies of tasks, QA pairs and screens, in order: the owners whose screens changed
+# leave their bar of the histogram, take their changes, and join their new bar.
+COUNT_ADDITIONS = [
+    f"""INSERT INTO {TASKS} (batch_id, tasks, wanted)
+    SELECT batch_id, SUM(sign), SUM(sign * assignments_wanted) FROM {TASK_CHANGES} WHERE true GROUP BY batch_id
+    ON CONFLICT (batch_id) DO UPDATE SET tasks = {TASKS}.tasks + excluded.tasks, wanted = {TASKS}.wanted + excluded.wanted""",
+    f"""INSERT INTO {QA_PAIRS} ({_QA_KEY}, pairs)
+    SELECT {_QA_KEY}, SUM(sign) FROM {QA_CHANGES} WHERE true GROUP BY {_QA_KEY}
+    ON CONFLICT ({_QA_KEY}) DO UPDATE SET pairs = {QA_PAIRS}.pairs + excluded.pairs""",
+    _BAR.format(sign=-1),
+    f"""INSERT INTO {SCREENS} (kind, owner_id, screens, counted)
+    SELECT kind, owner_id, SUM(screens), SUM(counted) FROM {SCREEN_CHANGES} WHERE true GROUP BY kind, owner_id
+    ON CONFLICT (kind, owner_id) DO UPDATE SET screens = {SCREENS}.screens + excluded.screens,
+        counted = {SCREENS}.counted + excluded.counted""",
+    _BAR.format(sign=1),
+    # Rows that count nothing any more are no different from rows not there.
+    f"DELETE FROM {TASKS} WHERE tasks = 0",
+    f"DELETE FROM {QA_PAIRS} WHERE pairs = 0",
+    f"DELETE FROM {SCREENS} WHERE screens = 0 AND counted = 0",
+    f"DELETE FROM {HISTOGRAM} WHERE owners = 0",
+]
+
+
+def _logged(cursor):
+    cursor.execute(" UNION ALL ".join(f"SELECT 1 FROM (SELECT 1 FROM {log} LIMIT 1) AS {log}" for log in LOGS))
+    return cursor.fetchone() is not None
+
+
 def fold_changes():
-    """Adds every logged change to the tallies and deletes it, in one transaction;
+    """Adds every logged change (of assignments, tasks, QA pairs, evidence and trace steps) to the tallies and deletes it, in one transaction;
     returns how many changes it folded in. Safe to run at any time, and twice at once.
 
     Every statement of a fold must see the same changes, and the assignments as they were
@@ -75,15 +126,20 @@ def _fold():
             if not cursor.fetchone()[0]:
                 return 0  # another fold is running
             if not outermost:
-                cursor.execute(f"LOCK TABLE {CHANGES} IN EXCLUSIVE MODE")
-        if not AssignmentChange.objects.exists():
+                cursor.execute(f"LOCK TABLE {', '.join(LOGS)} IN EXCLUSIVE MODE")
+        if not _logged(cursor):
             return 0
         for sql, params in ADDITIONS:
             cursor.execute(sql, params)
+        for sql in COUNT_ADDITIONS:
+            cursor.execute(sql)
         # A median cannot be added to: it is recomputed for every worker the fold touches.
         WorkerTally.objects.filter(worker_id__in=AssignmentChange.objects.values("worker_id")).update(
             median_seconds=selectors.median_active_seconds(OuterRef("worker_id")),
             last_submitted=selectors.last_submitted(OuterRef("worker_id")),
         )
-        cursor.execute(f"DELETE FROM {CHANGES}")
-        return cursor.rowcount
+        folded = 0
+        for log in LOGS:
+            cursor.execute(f"DELETE FROM {log}")
+            folded += cursor.rowcount
+        return folded
