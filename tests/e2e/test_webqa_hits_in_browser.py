@@ -112,15 +112,26 @@ def test_six_image_qa_task(page, live_server, rater):
         for index in ticked:
             block.locator("input[type=checkbox]").nth(index).check()
     page.get_by_role("button", name="Submit", exact=True).click()
+    # The count is checked in the page before anything is sent: focus goes to the summary,
+    # whose entry leads to the question's images, where the same words stand.
     errors = _errors(page)
     expect(errors).to_contain_text("Question 2: Tick the one or two images the answer needs; you ticked 3.")
-    expect(errors).to_contain_text("Tick every point of the checklist")
+    expect(errors).to_be_focused()
+    errors.get_by_role("link").first.click()
+    second = page.get_by_test_id("question-block").nth(1)
+    expect(second.locator("input[type=checkbox]").first).to_be_focused()
+    expect(second.get_by_test_id("field-error")).to_contain_text("Question 2: Tick the one or two images")
     assert not QAPair.objects.exists()
 
-    second = page.get_by_test_id("question-block").nth(1)
-    expect(second.get_by_label("Question")).to_have_value(texts[1][0])  # kept
     second.locator("input[type=checkbox]").nth(4).uncheck()
     second.locator("input[type=checkbox]").nth(3).uncheck()
+    # The server still decides: it refuses the unticked checklist and keeps the text.
+    page.get_by_role("button", name="Submit", exact=True).click()
+    expect(_errors(page)).to_contain_text("Tick every point of the checklist")
+    expect(_errors(page)).to_be_focused()
+    assert not QAPair.objects.exists()
+    second = page.get_by_test_id("question-block").nth(1)
+    expect(second.get_by_label("Question")).to_have_value(texts[1][0])  # kept
     for box in page.get_by_test_id("checklist").locator("input").all():
         box.check()
     page.get_by_role("button", name="Submit", exact=True).click()
