@@ -96,6 +96,10 @@ def test_the_list_shows_each_batchs_progress(admin_client):
     from hits import services as hits
 
     batch = Batch.objects.create(name="Demo", kind="demo_question")
-    hits.add_tasks(batch=batch, payloads=[{"passage": "p", "question": "a?"}, {"passage": "p", "question": "b?"}], assignments_wanted=2)
+    hits.add_tasks(
+        batch=batch,
+        payloads=[{"passage": "p", "question": "a?"}, {"passage": "p", "question": "b?"}],
+        assignments_wanted=2,
+    )
     page = admin_client.get(reverse("console:batches")).content.decode()
     assert "Demo" in page and "0 approved, 0 submitted, 0 out, of 4" in page
