@@ -1,6 +1,7 @@
 """Dashboard benchmark: server time and query count of the staff dashboards on a big database.
 
     .venv/bin/python bench/dashboards.py [--assignments 1000000] [--qa-pairs 100000] [--requests 5] [--keep | --drop]
+    BENCH_DATABASE_URL=postgres://…/test_db .venv/bin/python bench/dashboards.py --smoke
 
 Creates a fresh database (trailmark_bench_dash, dropped first if it exists), migrates it
 and fills it in bulk with SQL (``INSERT … SELECT`` over ``generate_series``, never the ORM
@@ -8,12 +9,14 @@ row by row): 1,000 raters with profiles, one admin, 50 batches of every kind and
 ``assignments / 4`` tasks, the assignments over the last 30 days in every state, QA pairs
 of every family, split and state with their evidence, traces of 5–30 steps, the screens
 and assets (rows only, no files) they show, and review items in both queues. The
-database's triggers log every assignment as it is loaded; the load ends with the fold
+database's triggers log every counted row as it is loaded; the load ends with the fold
 that Celery beat would have run by then (adding the log to the dashboards' tallies) and
 ``VACUUM ANALYZE``. Then it requests every dashboard page, and its ``?format=csv``
 download, in-process with Django's test client logged in as the admin: one cold request
-and ``--requests`` warm ones. For each it prints the status, the cold time, the median
-and maximum warm time, the SQL queries per request and the time spent in them.
+and ``--requests`` warm ones; each of the dataset page's CSV tables is a download of its
+own. For each it prints the status, the cold time, the median and maximum warm time, the
+SQL queries per request (beside those of the same request on a hundredth of the data,
+loaded, measured and flushed first: the two must be equal) and the time spent in them.
 
 It then makes a minute of work without folding it in (7,800 submissions by 64 workers
 and 1,000 decisions spread over most workers, in SQL), requests every page again, so
@@ -22,6 +25,12 @@ fold that follows.
 
 Server time here is the time the test client takes to return the whole response (a
 streamed CSV is read to its end), without a web server or network in front.
+
+``--smoke`` is a quick check (under a minute) for the test suite: on the database named in
+``BENCH_DATABASE_URL``, which it flushes before, between and after, it loads 2,000 and
+then 20,000 assignments (500 and 5,000 QA pairs), requests everything at each size and
+exits 1 only on gross regressions: a page that fails, a query count that grows with the
+data, or a median 10× the figure recorded in ``SMOKE_RECORDED_MS``.
 
 A page that is not there yet (404) is reported and skipped. The database is left in place
 afterwards for a look with psql (``--keep`` says so explicitly); ``--drop`` drops it. The
@@ -81,6 +90,9 @@ REASONING_TYPES = [
 QUESTION_CATEGORIES = ["YesNo", "choose", "number", "color", "shape", "Others", "text"]
 STEP_ACTIONS = ["click", "type", "submit", "scroll", "back", "forward", "click"]
 PASSWORD = "bench-password-123"
+# The website categories a migration makes, made again after a flush.
+CATEGORIES = ["restaurant", "shopping", "hotel", "transportation", "landmark", "news", "media-sharing",
+              "education-information", "movies", "real-estate", "other"]  # fmt: skip
 
 
 def psql(sql):
@@ -120,14 +132,16 @@ def create_database():
 class Loader:
     """Runs the bulk inserts on one cursor and times each of them."""
 
-    def __init__(self, cursor, params):
+    def __init__(self, cursor, params, quiet=False):
         self.cursor = cursor
         self.params = params
+        self.quiet = quiet
 
     def run(self, label, sql, **extra):
         started = time.perf_counter()
         self.cursor.execute(sql, {**self.params, **extra})
-        print(f"  {label:<34} {self.cursor.rowcount:>10,} rows {time.perf_counter() - started:>7.1f} s", flush=True)
+        if not self.quiet:
+            print(f"  {label:<34} {self.cursor.rowcount:>10,} rows {time.perf_counter() - started:>7.1f} s", flush=True)
 
     def value(self, sql, **extra):
         self.cursor.execute(sql, {**self.params, **extra})
@@ -145,10 +159,11 @@ FROM generate_series(1, %(raters)s - 1) i
 """
 
 PROFILES = """
-INSERT INTO accounts_raterprofile (locale, approved_count, rejected_count, blocked, blocked_reason, blocked_at, user_id)
+INSERT INTO accounts_raterprofile (locale, approved_count, rejected_count, blocked, blocked_reason, blocked_at, user_id,
+                                   screened_by_provider)
 SELECT (%(locales)s::text[])[1 + i %% cardinality(%(locales)s::text[])], 0, 0, i %% 89 = 0,
        CASE WHEN i %% 89 = 0 THEN 'Copied answers between tasks.' ELSE '' END,
-       CASE WHEN i %% 89 = 0 THEN now() - interval '3 days' END, %(rater0)s + i
+       CASE WHEN i %% 89 = 0 THEN now() - interval '3 days' END, %(rater0)s + i, ''
 FROM generate_series(1, %(raters)s - 1) i
 """
 
@@ -313,14 +328,14 @@ FROM bench_step s JOIN corpus_trace t ON t.id = s.trace_id
 STEPS = """
 INSERT INTO corpus_tracestep (id, client_id, position, url, title, captured_at, viewport_width,
                                   viewport_height, device_pixel_ratio, scroll_x, scroll_y, action, target,
-                                  clickables, html_key, screen_id, trace_id)
+                                  clickables, html_key, screen_id, trace_id, full_page)
 SELECT s.id, md5('step' || s.id)::uuid, s.position, 'https://example.com/trace/' || s.trace_id || '/' || s.position,
        'Step ' || s.position, t.started_at + s.position * interval '40 seconds', 1280, 800, 1.0, 0,
        (s.position %% 5) * 400,
        CASE WHEN s.position = 0 THEN 'navigate'
             ELSE (%(actions)s::text[])[1 + s.id %% cardinality(%(actions)s::text[])] END,
        CASE WHEN s.position > 0 THEN '{"tag": "a", "text": "Next", "bbox": [10, 20, 80, 16]}'::jsonb END,
-       '[]'::jsonb, '', %(pool)s + s.id, s.trace_id
+       '[]'::jsonb, '', %(pool)s + s.id, s.trace_id, false
 FROM bench_step s JOIN corpus_trace t ON t.id = s.trace_id
 """
 
@@ -381,7 +396,7 @@ WHERE q.split_kind = 'trace'
 
 REVIEW_ITEMS = """
 INSERT INTO moderation_reviewitem (queue, findings, pii_risk, safety_risk, risk, prescreened_at, claimed_until,
-                                   decided_at, created_at, asset_id, claimed_by_id)
+                                   decided_at, created_at, asset_id, claimed_by_id, text_findings, text_risk)
 SELECT CASE WHEN s.safety > s.pii THEN 'safety' ELSE 'pii' END,
        jsonb_build_array(jsonb_build_object(
            'kind', (ARRAY['email', 'phone', 'face', 'card_number', 'nudity'])[1 + s.i %% 5],
@@ -390,7 +405,7 @@ SELECT CASE WHEN s.safety > s.pii THEN 'safety' ELSE 'pii' END,
        CASE WHEN s.u >= 0.6 AND s.i %% 10 = 0 THEN now() + interval '10 minutes' END,
        CASE WHEN s.u < 0.6 THEN least(now(), s.created + random() * interval '2 days') END,
        s.created, s.asset_id,
-       CASE WHEN s.u >= 0.6 AND s.i %% 10 = 0 THEN %(admin)s END
+       CASE WHEN s.u >= 0.6 AND s.i %% 10 = 0 THEN %(admin)s END, '[]'::jsonb, 0
 FROM (SELECT i, 1 + (i - 1) * (%(assets)s / %(review_items)s) AS asset_id, random() AS pii,
              power(random(), 3) AS safety, random() AS u, now() - random() * interval '30 days' AS created
       FROM generate_series(1, %(review_items)s) i) s
@@ -428,7 +443,7 @@ EXPLICIT_ID_TABLES = [
 ]
 
 
-def load(*, assignments, qa_pairs):
+def load(*, assignments, qa_pairs, quiet=False):
     """Fills the database; returns the admin user."""
     from django.db import connection, transaction
 
@@ -457,11 +472,14 @@ def load(*, assignments, qa_pairs):
         "actions": STEP_ACTIONS,
         "categories": list(Category.objects.order_by("position").values_list("pk", flat=True)),
     }
-    if not params["categories"]:
-        raise SystemExit("corpus_category is empty: the migrations should have filled it")
+    if not params["categories"]:  # a flushed database (the smoke run's) has lost what migrations put in
+        Category.objects.bulk_create(
+            Category(slug=slug, name=slug.replace("-", " ").title(), position=n) for n, slug in enumerate(CATEGORIES)
+        )
+        params["categories"] = list(Category.objects.order_by("position").values_list("pk", flat=True))
 
     with transaction.atomic(), connection.cursor() as cursor:
-        db = Loader(cursor, params)
+        db = Loader(cursor, params, quiet)
         db.value("SELECT setseed(0.42)")
         db.run("raters", USERS)
         db.run("rater profiles", PROFILES)
@@ -506,11 +524,13 @@ def load(*, assignments, qa_pairs):
 
     started = time.perf_counter()
     folded = dashboards.fold_changes()  # what Celery beat would have done by now
-    print(f"  {'dashboard tallies (fold)':<34} {folded:>10,} rows {time.perf_counter() - started:>7.1f} s")
+    if not quiet:
+        print(f"  {'dashboard tallies (fold)':<34} {folded:>10,} rows {time.perf_counter() - started:>7.1f} s")
     started = time.perf_counter()
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE")  # outside the transaction: what autovacuum would have done by now
-    print(f"  {'VACUUM ANALYZE':<34} {'':>15} {time.perf_counter() - started:>7.1f} s")
+    if not quiet:
+        print(f"  {'VACUUM ANALYZE':<34} {'':>15} {time.perf_counter() - started:>7.1f} s")
     return admin
 
 
@@ -575,40 +595,92 @@ def measure(client, url, warm):
     }
 
 
-def report(result):
-    url = result["url"]
+def report(result, small=None, recorded=None):
+    url = result["label"]
     if "error" in result:
-        print(f"{url:<40} raised {result['error'][:200]}")
+        print(f"{url:<58} raised {result['error'][:200]}")
         return
     if result["status"] != 200:
         note = " (page not there yet)" if result["status"] == 404 else ""
-        print(f"{url:<40} {result['status']:>6} {result['cold']:>8.1f}{note}")
+        print(f"{url:<58} {result['status']:>6} {result['cold']:>8.1f}{note}")
         return
     queries = "/".join(str(n) for n in result["queries"])
+    before = "/".join(str(n) for n in small) if small else "-"
     verdict = "ok" if result["max"] < TARGET_MS else "OVER"
+    if small and small != result["queries"]:
+        verdict += " GROWS"
+    if recorded:
+        verdict = f"×{result['median'] / recorded:.1f}"
     print(
-        f"{url:<40} {result['status']:>6} {result['cold']:>8.1f} {result['median']:>8.1f} {result['max']:>8.1f} "
-        f"{queries:>8} {result['sql']:>8.1f} {result['bytes']:>10,} {verdict:>6}"
+        f"{url:<58} {result['status']:>6} {result['cold']:>8.1f} {result['median']:>8.1f} {result['max']:>8.1f} "
+        f"{before:>8} {queries:>8} {result['sql']:>8.1f} {result['bytes']:>10,} {verdict:>6}"
     )
 
 
-def run_pages(admin, warm):
+# Every table that can be downloaded as CSV: each page's, and each of the dataset page's.
+DATASET_TABLES = ["family", "split_kind", "category", "state", "question_category", "reasoning_type",
+                  "screens_per_trace", "screens_per_example"]  # fmt: skip
+
+
+def urls():
+    """(label, url) of every page and CSV table; the label names the busiest worker's page
+    the same way whatever their id, so that runs at two sizes can be compared."""
     from django.db.models import Count
-    from django.test import Client
 
     from hits.models import Assignment
 
+    pages = [(url, url) for url in PAGES]
+    busiest = Assignment.objects.values("worker").annotate(n=Count("id")).order_by("-n").first()
+    if busiest:
+        pages.append(("/dashboards/workers/<busiest>/", f"/dashboards/workers/{busiest['worker']}/"))
+    found = []
+    for label, url in pages:
+        found.append((label, url))
+        if url == "/dashboards/dataset/":
+            found += [(f"{label}?format=csv&table={t}", f"{url}?format=csv&table={t}") for t in DATASET_TABLES]
+        elif url != "/dashboards/":  # the overview has no table of its own to download
+            joiner = "&" if "?" in url else "?"
+            found.append((f"{label}{joiner}format=csv", f"{url}{joiner}format=csv"))
+    return found
+
+
+def run_pages(admin, warm, small=None, recorded=None, quiet=False):
+    """Requests every page and CSV table; prints and returns ``{label: result}``. ``small``
+    holds the query counts measured on less data, to show beside this run's."""
+    from django.test import Client
+
     client = Client()
     client.force_login(admin)
-    busiest = Assignment.objects.values("worker").annotate(n=Count("id")).order_by("-n").first()
-    urls = [*PAGES, f"/dashboards/workers/{busiest['worker']}/"] if busiest else list(PAGES)
-    print(
-        f"{'url':<40} {'status':>6} {'cold ms':>8} {'median':>8} {'max ms':>8} {'queries':>8} {'sql ms':>8} {'bytes':>10}"
-    )
-    for url in urls:
-        for variant in (url, f"{url}{'&' if '?' in url else '?'}format=csv"):
-            report(measure(client, variant, warm))
-    print(f"(median and max over {warm} warm requests; sql ms = median time in SQL; target < {TARGET_MS} ms)")
+    results = {}
+    if not quiet:
+        print(
+            f"{'url':<58} {'status':>6} {'cold ms':>8} {'median':>8} {'max ms':>8} {'q small':>8} {'queries':>8} "
+            f"{'sql ms':>8} {'bytes':>10}"
+        )
+    for label, url in urls():
+        result = {"label": label, **measure(client, url, warm)}
+        results[label] = result
+        if not quiet:
+            report(result, (small or {}).get(label), (recorded or {}).get(label))
+    if not quiet:
+        print(
+            f"(median and max over {warm} warm requests; sql ms = median time in SQL; q small = queries per request "
+            f"on the smaller data; target < {TARGET_MS} ms)"
+        )
+    return results
+
+
+def query_counts(results):
+    return {label: result.get("queries") for label, result in results.items()}
+
+
+def flush():
+    """Empties every table (and puts back what ``post_migrate`` makes), for the next size."""
+    from django.core.cache import cache
+    from django.core.management import call_command
+
+    call_command("flush", interactive=False, verbosity=0)
+    cache.clear()
 
 
 # A minute of work between two folds, in SQL: 64 workers submit 7,800 times (the hand-out
@@ -660,6 +732,77 @@ def fold():
     print(f"folded {folded:,} changes into the tallies in {time.perf_counter() - started:.2f} s")
 
 
+# --smoke: two small sizes on the database it is given (a test database: it is flushed).
+SMOKE_SIZES = ((2_000, 500), (20_000, 5_000))
+# Median warm ms of each page at the smoke's larger size, on the 2-core development machine
+# (measured with load average ~3). A page 10× slower than this is a gross regression.
+SMOKE_RECORDED_MS = {
+    "/dashboards/": 38,
+    "/dashboards/batches/": 73,
+    "/dashboards/batches/?format=csv": 27,
+    "/dashboards/queues/": 24,
+    "/dashboards/queues/?format=csv": 34,
+    "/dashboards/throughput/": 48,
+    "/dashboards/throughput/?format=csv": 72,
+    "/dashboards/workers/": 54,
+    "/dashboards/workers/?format=csv": 90,
+    "/dashboards/workers/?sort=median": 73,
+    "/dashboards/workers/?sort=median&format=csv": 93,
+    "/dashboards/dataset/": 66,
+    **{f"/dashboards/dataset/?format=csv&table={table}": 50 for table in DATASET_TABLES},
+    "/dashboards/workers/<busiest>/": 33,
+    "/dashboards/workers/<busiest>/?format=csv": 12,
+}
+SMOKE_SLOWDOWN = 10
+
+
+def use_given_database():
+    """Sets Django up on the database in ``BENCH_DATABASE_URL``, as it is (migrated)."""
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.test.utils import override_settings
+
+    plain = {**settings.STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+    override_settings(STORAGES=plain).enable()
+
+
+def smoke(requests):
+    """Small and quick: fails only on gross regressions. Returns the failures."""
+    if "BENCH_DATABASE_URL" not in os.environ:
+        raise SystemExit("--smoke flushes the database it runs on: name it in BENCH_DATABASE_URL (a test database)")
+    use_given_database()
+    started = time.perf_counter()
+    measured = []
+    for assignments, qa_pairs in SMOKE_SIZES:
+        flush()
+        admin = load(assignments=assignments, qa_pairs=qa_pairs, quiet=True)
+        print(f"{assignments:,} assignments and {qa_pairs:,} QA pairs:")
+        measured.append(run_pages(admin, requests, small=query_counts(measured[-1]) if measured else None,
+                                  recorded=SMOKE_RECORDED_MS))  # fmt: skip
+    flush()
+    small, large = measured
+    failures = []
+    for label, result in large.items():
+        if "error" in result or result["status"] != 200:
+            failures.append(f"{label}: {result.get('error') or result['status']}")
+            continue
+        if small[label].get("queries") != result["queries"]:
+            failures.append(
+                f"{label}: {small[label].get('queries')} queries on the smaller data, {result['queries']} on the larger"
+            )
+        recorded = SMOKE_RECORDED_MS.get(label)
+        if recorded and result["median"] > SMOKE_SLOWDOWN * recorded:
+            failures.append(
+                f"{label}: {result['median']:.0f} ms, more than {SMOKE_SLOWDOWN}× the {recorded} ms recorded"
+            )
+    print(f"\nsmoke run in {time.perf_counter() - started:.0f} s: " + ("passed" if not failures else "FAILED"))
+    for failure in failures:
+        print(f"  {failure}")
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--assignments", type=int, default=1_000_000)
@@ -668,10 +811,27 @@ def main():
     keeping = parser.add_mutually_exclusive_group()
     keeping.add_argument("--keep", action="store_true", help="leave the database afterwards (the default)")
     keeping.add_argument("--drop", action="store_true", help="drop the database afterwards")
+    keeping.add_argument(
+        "--smoke",
+        action="store_true",
+        help="a quick check (< 60 s) on the database in BENCH_DATABASE_URL, which it flushes: fails (exit 1) "
+        "only if a page breaks, its query count grows with the data or it is 10× slower than recorded",
+    )
     args = parser.parse_args()
+    if args.smoke:
+        try:
+            failures = smoke(min(args.requests, 2))
+        finally:
+            shutil.rmtree(STATIC_ROOT, ignore_errors=True)
+        sys.exit(1 if failures else 0)
 
     try:
         create_database()
+        small = (max(1_000, args.assignments // 100), max(500, args.qa_pairs // 100))
+        print(f"query counts on {small[0]:,} assignments and {small[1]:,} QA pairs first", flush=True)
+        admin = load(assignments=small[0], qa_pairs=small[1], quiet=True)
+        small_counts = query_counts(run_pages(admin, 1, quiet=True))
+        flush()
         print(f"loading {args.assignments:,} assignments and {args.qa_pairs:,} QA pairs into {DB_NAME}")
         started = time.perf_counter()
         admin = load(assignments=args.assignments, qa_pairs=args.qa_pairs)
@@ -681,10 +841,10 @@ def main():
         print(f"PostgreSQL {DB_NAME}, {os.cpu_count()} cores; loaded in {load_seconds:.1f} s:")
         print("  " + ", ".join(f"{n:,} {name}" for name, n in counts().items()))
         print()
-        run_pages(admin, args.requests)
+        run_pages(admin, args.requests, small=small_counts)
         print()
         unfolded_minute(admin)
-        run_pages(admin, args.requests)
+        run_pages(admin, args.requests, small=small_counts)
         fold()
     finally:
         shutil.rmtree(STATIC_ROOT, ignore_errors=True)
