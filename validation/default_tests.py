@@ -6,20 +6,22 @@ migration installs the tests; ``install`` is safe to run again (the demo and the
 call it after a database flush).
 """
 
+# Each rule is worded as the problem it names, so that a verdict reads plainly:
+# "Follows the guidelines" or "Problem: <this>", never "breaks: <something good>".
 IMAGE_RULES = {
-    "wrong_answer": "The answer is right according to the images and their descriptions.",
-    "image_not_needed": "The question needs the images: it cannot be answered from general knowledge or the descriptions alone.",
-    "not_a_sentence": "The answer is a complete sentence, not a bare word or number.",
-    "source_not_needed": "Every image cited is needed, and no two cited images give the same information.",
-    "about_people": "The question is not about who a person is or their private life.",
+    "wrong_answer": "The answer is wrong: the images and their descriptions say otherwise.",
+    "image_not_needed": "The question can be answered without the images (from general knowledge or the descriptions alone).",
+    "not_a_sentence": "The answer is a bare word or number instead of a complete sentence.",
+    "source_not_needed": "An image cited is not needed, or two cited images give the same information.",
+    "about_people": "The question asks who a person is or about their private life.",
 }
 
 SCREEN_RULES = {
-    "wrong_answer": "The answer is right for what the screens show.",
-    "no_reasoning": "The question takes reasoning (adding up, comparing, counting or filtering), not reading one value off the page.",
-    "not_on_screen": "Everything needed to answer is visible on the screens.",
-    "personal_data": "The screens show no personal data and no signed-in pages.",
-    "screen_not_needed": "With several screens, the question needs every one of them.",
+    "wrong_answer": "The answer is wrong for what the screens show.",
+    "no_reasoning": "The answer is one value read off the page: nothing is added up, compared, counted or filtered.",
+    "not_on_screen": "Something needed for the answer is not on the screens.",
+    "personal_data": "The screens show personal data or a signed-in page.",
+    "screen_not_needed": "One of the screens is not needed to answer.",
 }
 
 
@@ -152,6 +154,42 @@ SCREEN_ITEMS = [
     ("Which films rated U or PG score at least 4 stars?", "The Long Road and Paper Kites", [MOVIES], None),
 ]  # fmt: skip
 
+# Why each item is right or wrong, in item order: shown to a worker who judged it wrongly.
+IMAGE_EXPLANATIONS = [
+    "Three red balloons and two yellow ones: one more red, as the answer says, in a full sentence.",
+    "Four kites are orange and one is blue, so the answer is right.",
+    "The count is right, but the answer is a bare number; it should be a sentence, e.g. “Five of the tiles are navy.”",
+    "Both pictures are needed, and the answer matches them: pentagons against triangles and circles.",
+    "The picture shows six lanterns, not eight.",
+    "Anyone can answer this without looking at the picture of the tiles.",
+    "Five kites and five balloons: the answer is right and needs both pictures.",
+    "Both pictures show the same balloons at the same fair, so the second adds nothing.",
+    "The badges are pentagons, as the answer says, in a full sentence.",
+    "Six lanterns against five balloons: the answer is right and needs both pictures.",
+    "It asks who a person is, which the guidelines rule out (and the picture cannot show).",
+    "The tiles are navy and white, as the answer says.",
+    "Two of the signs are triangles, not three.",
+    "Four orange kites and one blue make the count right, but a bare number is not a sentence.",
+    "Two red signs and two green badges make four, as the answer says.",
+]
+SCREEN_EXPLANATIONS = [
+    "$120.00 − $64.50 = $55.50: the question takes a subtraction and the answer is right.",
+    "The price is read straight off the page; nothing is added up, compared, counted or filtered.",
+    "$89.00 at Stride Sports against $94.00 at Fleetfoot: cheaper by $5.00, and it needs both screens.",
+    "$240 for the room plus 2 people × 2 days × $15 for breakfast = $300.",
+    "The 08:05 takes 26 minutes, the shortest of the four.",
+    "Only two trains take more than 30 minutes (39 and 35 minutes), not three.",
+    "The screen is a signed-in orders page with a person's name and home address.",
+    "Two films are rated above 4 stars: The Long Road (4.5) and Paper Kites (4.1).",
+    "The cinema list shows ratings, not ticket prices.",
+    "Politics has 11 stories, more than any other section: a comparison across the page.",
+    "7 + 11 + 4 + 6 = 28 stories.",
+    "Only the Fleetfoot screen is needed; the Stride Sports one adds nothing.",
+    "$180 for 2 nights is $90 a night.",
+    "The 07:40 takes 39 minutes and the 08:05 takes 26: 13 minutes longer, not 11.",
+    "The Long Road (PG, 4.5) and Paper Kites (U, 4.1), as the answer says.",
+]
+
 DEFAULT_TESTS = [
     {
         "slug": "image-questions",
@@ -165,6 +203,7 @@ DEFAULT_TESTS = [
         ),
         "rules": IMAGE_RULES,
         "items": IMAGE_ITEMS,
+        "explanations": IMAGE_EXPLANATIONS,
     },
     {
         "slug": "screen-questions",
@@ -178,12 +217,15 @@ DEFAULT_TESTS = [
         ),
         "rules": SCREEN_RULES,
         "items": SCREEN_ITEMS,
+        "explanations": SCREEN_EXPLANATIONS,
     },
 ]
 
 
 def install(apps):
-    """Creates the default tests (and their qualifications) that are missing.
+    """Creates the default tests (and their qualifications) that are missing, and brings
+    the wording of those already installed up to date (rules, and item explanations an
+    admin has not written).
 
     ``apps`` is a migration's app registry or ``django.apps.apps``.
     """
@@ -191,7 +233,9 @@ def install(apps):
     QualificationTest = apps.get_model("validation", "QualificationTest")
     QualificationItem = apps.get_model("validation", "QualificationItem")
     for spec in DEFAULT_TESTS:
-        if QualificationTest.objects.filter(slug=spec["slug"]).exists():
+        existing = QualificationTest.objects.filter(slug=spec["slug"]).first()
+        if existing is not None:
+            _reword(existing, spec, QualificationItem)
             continue
         slug, name, description = spec["qualification"]
         qualification, _ = Qualification.objects.get_or_create(
@@ -214,6 +258,17 @@ def install(apps):
                 figures=figures,
                 follows_guidelines=broken is None,
                 broken_rule=broken or "",
+                explanation=explanation,
             )
-            for position, (question, answer, figures, broken) in enumerate(spec["items"], start=1)
+            for position, ((question, answer, figures, broken), explanation) in enumerate(
+                zip(spec["items"], spec["explanations"], strict=True), start=1
+            )
         )
+
+
+def _reword(test, spec, QualificationItem):
+    if set(test.rules) == set(spec["rules"]) and test.rules != spec["rules"]:
+        test.rules = spec["rules"]
+        test.save(update_fields=["rules"])
+    for position, explanation in enumerate(spec["explanations"], start=1):
+        QualificationItem.objects.filter(test=test, position=position, explanation="").update(explanation=explanation)

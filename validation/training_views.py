@@ -4,6 +4,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_http_methods
 from rest_framework import serializers
@@ -38,43 +39,113 @@ def _answers_from(post, items):
     }
 
 
+def _page_number(value, pages):
+    try:
+        return min(max(1, int(value)), pages)
+    except (TypeError, ValueError):
+        return 1
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def take_test(request, slug):
+    """One page of the test at a time (``training.ITEMS_PER_PAGE`` items), in this
+    attempt's own order. Answers are kept in the session as the worker moves between
+    pages; "Submit my answers" scores them all, or shows the first page still missing one."""
     try:
         test = selectors.active_test(slug)
     except DomainError as missing:
         raise Http404(missing.message) from None
-    items = list(QualificationItem.objects.filter(test=test).order_by("position"))
-    errors, values = {}, {}
+    status = selectors.status_of(worker=request.user, test=test)
+    if not status.may_attempt:
+        return render(request, "training/test.html", {"test": test, "status": status})
+    items = training.item_order(
+        QualificationItem.objects.filter(test=test), test=test, worker=request.user, number=status.next_number
+    )
+    pages = training.page_count(len(items))
+    draft = training.Draft(request.session, test=test, number=status.next_number)
+    page = _page_number(request.POST.get("page") or request.GET.get("page"), pages)
+    errors = {}
     if request.method == "POST":
-        values = _answers_from(request.POST, items)
+        draft.keep(_answers_from(request.POST, [item for _n, item in training.page_of(items, page)]))
+        move = request.POST.get("move")
+        if move in ("back", "next"):
+            page = _page_number(page + (1 if move == "next" else -1), pages)
+            return redirect(f"{reverse('training:test', args=[slug])}?page={page}")
         try:
-            attempt = services.submit_attempt(test=test, worker=request.user, answers=values)
+            attempt = services.submit_attempt(test=test, worker=request.user, answers=draft.answers)
         except serializers.ValidationError as error:
-            errors = {key: messages_ for key, messages_ in error.detail.items()}
+            errors = {key: [_without_item_number(m) for m in messages_] for key, messages_ in error.detail.items()}
+            page = min(training.page_holding(items, item_id) for item_id in errors)
         except DomainError as refusal:
             messages.error(request, refusal.message)
             return redirect("training:test", slug=slug)
         else:
+            draft.clear()
             return redirect("training:attempt", attempt_id=attempt.pk)
-    status = selectors.status_of(worker=request.user, test=test)
+    answers = draft.answers
     rows = [
-        {"item": item, "value": values.get(str(item.pk), {}), "errors": errors.get(str(item.pk), [])} for item in items
+        {"item": item, "number": number, "value": answers.get(str(item.pk), {}), "errors": errors.get(str(item.pk), [])}
+        for number, item in training.page_of(items, page)
     ]
+    answered = sum(1 for item in items if answers.get(str(item.pk), {}).get("flag"))
     return render(
         request,
         "training/test.html",
-        {"test": test, "status": status, "rows": rows, "rules": test.rules.items(), "has_errors": bool(errors)},
+        {
+            "test": test,
+            "status": status,
+            "rows": rows,
+            "rules": test.rules.items(),
+            "errors_elsewhere": len(errors) - sum(bool(row["errors"]) for row in rows),
+            "has_errors": bool(errors),
+            "page": page,
+            "pages": pages,
+            "total": len(items),
+            "answered": answered,
+        },
         status=400 if errors else 200,
     )
+
+
+def _without_item_number(message):
+    """The service names items by their fixed position; on the page the message sits by
+    the item itself, numbered in this attempt's order, so the position would mislead."""
+    head, _, rest = message.partition(": ")
+    if head.startswith("Item ") and rest:
+        return rest[:1].upper() + rest[1:]
+    if message.startswith("Mark item "):
+        return "Mark this item."
+    return message
 
 
 @login_required
 def attempt(request, attempt_id):
     attempt = get_object_or_404(QualificationAttempt.objects.select_related("test"), pk=attempt_id, worker=request.user)
     status = selectors.status_of(worker=request.user, test=attempt.test)
-    return render(request, "training/attempt.html", {"attempt": attempt, "status": status})
+    rules = attempt.test.rules
+    wrong = []
+    for item in QualificationItem.objects.filter(test=attempt.test, pk__in=_wrong_ids(attempt)).order_by("position"):
+        given = attempt.answers[str(item.pk)]
+        wrong.append(
+            {
+                "item": item,
+                "you_said": _verdict(given["flag"], rules),
+                "right": "It follows the guidelines." if item.follows_guidelines else _verdict(item.broken_rule, rules),
+                "why": item.explanation,
+            }
+        )
+    return render(request, "training/attempt.html", {"attempt": attempt, "status": status, "wrong": wrong})
+
+
+def _wrong_ids(attempt):
+    return [int(item_id) for item_id, answer in attempt.answers.items() if not answer.get("right")]
+
+
+def _verdict(flag, rules):
+    if flag == services.FOLLOWS:
+        return "It follows the guidelines."
+    return f"It has a problem: {rules.get(flag, flag)}"
 
 
 @login_required

@@ -17,13 +17,25 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def _mark(page, test, *, right):
-    """Marks the test's items in the page, the first ``right`` of them correctly."""
-    for n, item in enumerate(test.items.order_by("position")):
-        block = page.locator(f'[data-testid="test-item"][data-position="{item.position}"]')
-        says_ok = item.follows_guidelines if n < right else not item.follows_guidelines
-        flag = "ok" if says_ok else (item.broken_rule or next(iter(test.rules)))
-        block.get_by_test_id("flag").select_option(flag)
-        block.get_by_test_id("why").fill("" if says_ok else "The answer does not match what is shown.")
+    """Marks the test's items page by page, the first ``right`` of them (by position)
+    correctly, and submits on the last page."""
+    items = {item.position: (n, item) for n, item in enumerate(test.items.order_by("position"))}
+    seen = []
+    while True:
+        blocks = page.get_by_test_id("test-item")
+        for index in range(blocks.count()):
+            block = blocks.nth(index)
+            n, item = items[int(block.get_attribute("data-position"))]
+            says_ok = item.follows_guidelines if n < right else not item.follows_guidelines
+            flag = "ok" if says_ok else (item.broken_rule or next(iter(test.rules)))
+            block.get_by_test_id("flag").select_option(flag)
+            block.get_by_test_id("why").fill("" if says_ok else "The answer does not match what is shown.")
+            seen.append(item.position)
+        if page.get_by_role("button", name="Next").count() == 0:
+            break
+        page.get_by_role("button", name="Next").click()
+    assert sorted(seen) == list(range(1, 16))
+    return seen
 
 
 def test_ineligible_worker_sees_why_then_qualifies_on_the_second_attempt(page, live_server, rater):
@@ -47,19 +59,36 @@ def test_ineligible_worker_sees_why_then_qualifies_on_the_second_attempt(page, l
     page.get_by_role("link", name="Questions on web screens").click()
     expect(page.get_by_test_id("tutorial")).to_contain_text("Make it take a step of thinking")
     page.get_by_role("link", name="Go to the qualification test").click()
-    expect(page.get_by_test_id("test-item")).to_have_count(15)
+    expect(page.get_by_test_id("test-item")).to_have_count(3)
+    expect(page.get_by_test_id("page-items")).to_have_text("1–3 of 15")
+    expect(page.get_by_test_id("test-item").first.locator("legend")).to_have_text("Item 1 of 15")
 
-    page.get_by_role("button", name="Submit my answers").click()  # nothing marked
-    expect(page.get_by_test_id("form-errors")).to_be_visible()
-    expect(page.locator(".field-error").first).to_have_text("Item 1: Mark this item.")
+    # The first page answered, then back from the second: the answers are still there.
+    first = page.get_by_test_id("test-item").first
+    first.get_by_test_id("flag").select_option("ok")
+    page.get_by_role("button", name="Next").click()
+    expect(page.get_by_test_id("page-items")).to_have_text("4–6 of 15")
+    expect(page.get_by_test_id("answered")).to_have_text("1 answered")
+    page.get_by_role("button", name="Back").click()
+    expect(page.get_by_test_id("test-item").first.get_by_test_id("flag")).to_have_value("ok")
 
-    _mark(page, test, right=11)
+    for _ in range(4):  # on to the last page, the rest left unmarked
+        page.get_by_role("button", name="Next").click()
+    page.get_by_role("button", name="Submit my answers").click()
+    expect(page.get_by_test_id("form-errors")).to_contain_text("more on other pages")
+    expect(page.get_by_test_id("page-items")).to_have_text("1–3 of 15")  # the first page missing an answer
+    expect(page.locator(".field-error").first).to_have_text("Mark this item.")
+
+    first_order = _mark(page, test, right=11)
     page.get_by_role("button", name="Submit my answers").click()
     expect(page.get_by_test_id("score")).to_have_text("73%")
     expect(page.get_by_test_id("outcome")).to_contain_text("you may take the test once more")
+    expect(page.get_by_test_id("wrong-item")).to_have_count(4)
+    expect(page.get_by_test_id("wrong-items")).to_contain_text("13 minutes longer, not 11")
 
     page.get_by_role("link", name="Take the test again").click()
-    _mark(page, test, right=13)
+    second_order = _mark(page, test, right=13)
+    assert second_order != first_order  # a retry comes in another order
     page.get_by_role("button", name="Submit my answers").click()
     expect(page.get_by_test_id("score")).to_have_text("87%")
     expect(page.get_by_test_id("outcome")).to_contain_text("You passed")

@@ -3,10 +3,11 @@
 import re
 
 import pytest
+from django.apps import apps
 from rest_framework.exceptions import ValidationError
 
 from accounts.models import QualificationGrant
-from validation import selectors, services
+from validation import selectors, services, training
 from validation.default_tests import install
 from validation.errors import AlreadyQualified, MissingReason, NoAttemptLeft, NotAllowed
 from validation.figures import render
@@ -143,3 +144,109 @@ def test_a_grant_added_in_the_admin_is_in_the_workers_history(client, rater, adm
     assert QualificationGrant.objects.filter(user=rater, qualification=test.qualification).exists()
     history = list(selectors.history_of(worker=rater).values_list("action", "reason", "actor"))
     assert history == [("granted", "Known expert.", admin_user.pk)]
+
+
+# --- The test page: a few items a page, answers kept, a new order each attempt ---------------
+
+
+def _post_page(client, test, page, given, move):
+    """Posts ``page`` of the test page as the browser would: the answers to the items
+    shown there, and the button pressed."""
+    shown = re.findall(
+        r'name="item-(\d+)-flag"', client.get(f"/training/tests/{test.slug}/?page={page}").content.decode()
+    )
+    data = {"page": page, "move": move}
+    for item_id in shown:
+        answer = given.get(item_id, {"flag": "", "explanation": ""})
+        data[f"item-{item_id}-flag"], data[f"item-{item_id}-why"] = answer["flag"], answer["explanation"]
+    return client.post(f"/training/tests/{test.slug}/", data), shown
+
+
+def test_the_test_page_shows_three_items_a_page_and_keeps_answers_across_pages(client, rater):
+    test = small_test()
+    client.force_login(rater)
+    first = client.get(f"/training/tests/{test.slug}/").content.decode()
+    assert first.count('data-testid="test-item"') == 3 and "1–3 of 10" in first and "Page 1 of 4" in first
+    given = answers(test, right=10)
+    moved, shown = _post_page(client, test, 1, given, "next")
+    assert moved.status_code == 302 and moved["Location"].endswith("?page=2")
+    second = client.get(moved["Location"]).content.decode()
+    assert "4–6 of 10" in second and "3 answered" in second
+    back = client.get(f"/training/tests/{test.slug}/?page=1").content.decode()
+    kept = given[shown[0]]
+    assert f'value="{kept["flag"]}" selected' in back
+    assert not QualificationAttempt.objects.exists()  # nothing scored until submitted
+
+
+def test_submitting_with_items_unanswered_opens_the_first_page_missing_one(client, rater):
+    test = small_test()
+    client.force_login(rater)
+    given = answers(test, right=10)
+    for page in (1, 2):
+        _post_page(client, test, page, given, "next")
+    _post_page(client, test, 4, given, "submit")  # page 3 skipped
+    refused = client.get(f"/training/tests/{test.slug}/?page=4")
+    assert "Submit my answers" in refused.content.decode()
+    response, _shown = _post_page(client, test, 4, given, "submit")
+    page = response.content.decode()
+    assert response.status_code == 400 and "7–9 of 10" in page and page.count("Mark this item.") == 3
+    assert not QualificationAttempt.objects.exists()
+
+    _post_page(client, test, 3, given, "submit")
+    attempt = QualificationAttempt.objects.get(worker=rater)
+    assert attempt.correct == 10 and attempt.outcome == "passed"
+
+
+def test_each_attempt_shows_the_items_in_its_own_order_every_time(rater):
+    test = small_test(items=15)
+    items = list(test.items.all())
+    first = [item.pk for item in training.item_order(items, test=test, worker=rater, number=1)]
+    again = [item.pk for item in training.item_order(list(reversed(items)), test=test, worker=rater, number=1)]
+    retry = [item.pk for item in training.item_order(items, test=test, worker=rater, number=2)]
+    assert first == again and sorted(first) == sorted(retry) and first != retry
+
+
+def test_the_result_says_which_items_were_wrong_and_why(client, rater):
+    install(apps)
+    test = QualificationTest.objects.get(slug="screen-questions")
+    given = answers(test, right=13)  # the last two wrong
+    attempt = services.submit_attempt(test=test, worker=rater, answers=given)
+    client.force_login(rater)
+    page = client.get(f"/training/attempts/{attempt.pk}/").content.decode()
+    assert page.count('data-testid="wrong-item"') == 2
+    assert (
+        "13 minutes longer, not 11" in page
+        and "It has a problem: The answer is wrong for what the screens show." in page
+    )
+    assert (
+        "The Long Road (PG, 4.5) and Paper Kites (U, 4.1)" in page
+        and "In fact: <strong>It follows the guidelines." in page
+    )
+
+
+def test_verdicts_are_worded_plainly(client, rater):
+    install(apps)
+    client.force_login(rater)
+    page = client.get("/training/tests/image-questions/").content.decode()
+    options = re.findall(r"<option value=\"\w+\" >(.*?)</option>", page)
+    assert len(options) == 3 * 6  # three items on the page, each with "ok" and five problems
+    assert options.count("Follows the guidelines") == 3
+    assert all(option.startswith("Problem: ") for option in options if option != "Follows the guidelines")
+    assert "Breaks" not in page and "is right" not in page
+
+
+def test_installing_again_rewords_the_rules_and_fills_missing_explanations():
+    from validation.models import QualificationItem
+
+    test = QualificationTest.objects.get(slug="image-questions")
+    test.rules = {key: "Old wording." for key in test.rules}
+    test.save()
+    QualificationItem.objects.filter(test=test).update(explanation="")
+    QualificationItem.objects.filter(test=test, position=1).update(explanation="An admin's own words.")
+    install(apps)
+    test.refresh_from_db()
+    assert "Old wording." not in test.rules.values()
+    explanations = dict(test.items.values_list("position", "explanation"))
+    assert (
+        explanations[1] == "An admin's own words." and explanations[5] == "The picture shows six lanterns, not eight."
+    )
