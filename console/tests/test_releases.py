@@ -111,7 +111,7 @@ def versions(admin_user, rater, pairs):
 def test_a_published_release_shows_its_datasheet_as_html_and_its_files(admin_client, versions):
     first, _second, _third = versions
     page = admin_client.get(reverse("console:release", args=[first.pk])).content.decode()
-    assert "<h1>shops 1.0.0</h1>" in page
+    assert "<h2>shops 1.0.0</h2>" in page  # the datasheet's title, under the page's
     assert "<strong>Bold</strong> &lt;b&gt;x&lt;/b&gt;" in page  # Markdown rendered, typed HTML shown as text
     for release_file in first.files.exclude(path__startswith="images/"):
         assert release_file.sha256 in page

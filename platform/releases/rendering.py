@@ -1,7 +1,8 @@
 """A release's datasheet, written in Markdown by the build, as HTML for its pages.
 
 CommonMark with raw HTML switched off: any tag in the text (notes are typed by admins) is
-shown as text, never run; links keep only safe schemes (markdown-it's own check)."""
+shown as text, never run; links keep only safe schemes (markdown-it's own check). Its
+headings move one level down, under the page's own title."""
 
 from django.utils.safestring import mark_safe
 from markdown_it import MarkdownIt
@@ -10,4 +11,8 @@ _markdown = MarkdownIt("commonmark", {"html": False, "linkify": False, "typograp
 
 
 def datasheet_html(text):
-    return mark_safe(_markdown.render(text or ""))  # noqa: S308 (raw HTML is off: the renderer escapes it)
+    tokens = _markdown.parse(text or "")
+    for token in tokens:
+        if token.type in ("heading_open", "heading_close"):
+            token.tag = f"h{min(int(token.tag[1]) + 1, 6)}"
+    return mark_safe(_markdown.renderer.render(tokens, _markdown.options, {}))  # noqa: S308 (raw HTML is off)

@@ -95,7 +95,7 @@ def test_an_admin_runs_a_release_from_the_console(page, live_server, admin_user,
     first = _build_and_watch(page, queued)
     assert first.state == "published", first.message
     datasheet = page.get_by_test_id("console-datasheet")
-    expect(datasheet.get_by_role("heading", name="shops 1.0.0", level=1)).to_be_visible()  # Markdown, rendered
+    expect(datasheet.get_by_role("heading", name="shops 1.0.0", level=2)).to_be_visible()  # Markdown, rendered
     expect(datasheet.locator("em")).to_have_text("with")
 
     with page.expect_download() as download:

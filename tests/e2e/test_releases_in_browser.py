@@ -46,7 +46,7 @@ def _counts_row(page, split):
 def _reads_the_published_release(page, base_url, published, *, admin=False):
     page.get_by_role("link", name="Releases").click()
     page.get_by_role("link", name="shops 1.0.0").click()
-    expect(page.get_by_role("heading", name="shops 1.0.0")).to_be_visible()
+    expect(page.get_by_role("heading", name="shops 1.0.0", level=1)).to_be_visible()
     expect(page.get_by_test_id("release-progress")).to_contain_text("Published")
     splits = published.counts["splits"]
     header = page.get_by_test_id("release-counts").locator("thead th")
@@ -65,7 +65,10 @@ def _reads_the_published_release(page, base_url, published, *, admin=False):
             assert page.request.get(f"{base_url}/releases/{published.pk}/files/{hidden.path}").status == 404
     expect(files).to_contain_text(f"images/ ({published.files.filter(path__startswith='images/').count()} files")
     expect(page.get_by_test_id("release-datasheet")).to_contain_text("First cut.")
-    expect(page.get_by_test_id("release-datasheet")).to_contain_text(published.datasheet.splitlines()[0])
+    # The datasheet is Markdown, shown rendered: its title a heading, no "#" left over.
+    title = published.datasheet.splitlines()[0].removeprefix("# ")
+    expect(page.get_by_test_id("release-datasheet").get_by_role("heading", name=title, level=2)).to_be_visible()
+    expect(page.get_by_test_id("release-datasheet")).not_to_contain_text("# ")
 
     manifest = published.files.get(path="manifest.json")
     with page.expect_download() as download:
