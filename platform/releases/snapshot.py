@@ -7,9 +7,13 @@ the content hash of every image it references; builds read only those rows after
 Only assets a reviewer cleared are referenced: a pair whose evidence is not cleared is left
 out (and counted), other uncleared screens and distractors are dropped from its record.
 
-It is the slow part of a build, so it writes in bulk: each chunk's items go to the database
-in one ``COPY`` on PostgreSQL (each record serialised once, for its hash and its row), its
-assets in one upsert, and the WebQA images are numbered by one ``UPDATE``.
+It is the slow part of a build, so it reads and writes in sets. The pairs, their evidence,
+distractors and reference answers are each read by one query in pair order (a server-side
+cursor on PostgreSQL) and taken a chunk of pairs at a time; the screens, pool images and
+snippets they name are read by id, screened once and kept in a bounded cache, as pool
+sources recur across records. Each chunk's items go to the database in one ``COPY`` on
+PostgreSQL (each record serialised once, for its hash and its row), its assets in one
+upsert, and the WebQA images are numbered by one ``UPDATE``.
 """
 
 import csv
@@ -18,6 +22,7 @@ import io
 import json
 import re
 from collections import Counter, defaultdict
+from itertools import islice
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -27,14 +32,24 @@ from django.db.models.functions import Coalesce, Lower, NullIf, Trim
 from django.utils import timezone
 
 from assets.models import Asset
-from corpus.models import Evidence, QAPair, ReferenceAnswer, ReferenceSet, Site, TraceStep
+from corpus.models import (
+    Evidence,
+    ImageSource,
+    QAPair,
+    ReferenceAnswer,
+    ReferenceSet,
+    Screen,
+    Site,
+    Snippet,
+    TraceStep,
+)
 from mining.models import Distractor
 
 from .environments import freeze, rebuild_sites
 from .formats.answers import keyword_fits_domain
 from .models import Release, ReleaseAsset, ReleaseItem
 from .splits import SplitPlan
-from .textscreen import screen_record
+from .textscreen import screen_record, screen_source
 
 CLEARED = Asset.ReviewState.CLEARED
 ASSET_FIELDS = ["asset__id", "asset__sha256", "asset__format", "asset__storage_key", "asset__review_state"]
@@ -53,14 +68,12 @@ PAIR_FIELDS += [
     "candidate__run_id",
 ]
 STEP_FIELDS = ["trace_id", "position", "action", "target", "url", "title", "captured_at", "clickables"]
-STEP_FIELDS += ["viewport_width", "viewport_height", "device_pixel_ratio", "scroll_x", "scroll_y"]
-STEP_FIELDS += [f"screen__{field}" for field in SCREEN_FIELDS]
-EVIDENCE_FIELDS = ["qa_pair_id", "position", "note", "fact", "url", "step__position"]
-EVIDENCE_FIELDS += [f"screen__{f}" for f in SCREEN_FIELDS] + [f"image__{f}" for f in IMAGE_FIELDS]
-EVIDENCE_FIELDS += [f"snippet__{f}" for f in SNIPPET_FIELDS]
-DISTRACTOR_FIELDS = ["qa_pair_id", "kind", "rank", "method", "score"]
-DISTRACTOR_FIELDS += [f"screen__{f}" for f in SCREEN_FIELDS] + [f"image__{f}" for f in IMAGE_FIELDS]
-DISTRACTOR_FIELDS += [f"snippet__{f}" for f in SNIPPET_FIELDS]
+STEP_FIELDS += ["viewport_width", "viewport_height", "device_pixel_ratio", "scroll_x", "scroll_y", "screen_id"]
+EVIDENCE_FIELDS = ["qa_pair_id", "position", "note", "fact", "url", "step__position", "screen_id", "image_id"]
+EVIDENCE_FIELDS += ["snippet_id"]
+DISTRACTOR_FIELDS = ["qa_pair_id", "kind", "rank", "method", "screen_id", "image_id", "snippet_id"]
+# Pool sources kept screened between chunks, per kind (screens, pool images, snippets).
+SOURCE_CACHE_SIZE = 50_000
 
 
 def guid_of(pair_id):
@@ -108,22 +121,23 @@ def take_snapshot(*, release, progress):
             _store_assets(release, environment.assets.values())
         progress(stage="snapshot", done=0, total=pairs.count(), persist=False)
         excluded, authors, licences, generated = defaultdict(int), set(), set(), defaultdict(int)
-        done, last = 0, 0
-        while chunk := list(
-            pairs.filter(id__gt=last).order_by("id").values(*PAIR_FIELDS)[: settings.RELEASE_CHUNK_SIZE]
-        ):
-            last = chunk[-1]["id"]
+        sources = _Sources(keep_query_hosts)
+        done = 0
+        for chunk, rows in _chunks(pairs, settings.RELEASE_CHUNK_SIZE):
             items, shipped = [], Shipped()
-            disagreeing = _disagreeing_references([pair["id"] for pair in chunk])
-            for pair, record_or_reason in _records(chunk, shipped, graphs):
+            for pair, record_or_reason, source_counts in _records(chunk, rows, sources, shipped, graphs):
                 if isinstance(record_or_reason, str):
                     excluded[record_or_reason] += 1
                     continue
-                record, changed = screen_record(record_or_reason, keep_query_hosts=keep_query_hosts, in_place=True)
+                record, changed = screen_record(
+                    record_or_reason, keep_query_hosts=keep_query_hosts, in_place=True, pool_sources=False
+                )
                 screened.update(changed)
+                for counts in source_counts:
+                    screened.update(counts)
                 group = _group_key(pair, record)
                 split = plan.split_of(record=record, group_key=group)
-                if split is None or (split == "test" and pair["id"] in disagreeing):
+                if split is None or (split == "test" and pair["id"] in rows.disagreeing):
                     excluded[plan.left_out.get(pair["id"], LOW_AGREEMENT)] += 1
                     continue
                 if record["source"] == "generated":
@@ -216,60 +230,80 @@ def _number_webqa_images(release):
 # --- Records ------------------------------------------------------------------------------
 
 
-def _asset(row, prefix):
-    if row.get(f"{prefix}asset__sha256") is None:
-        return None
-    return {
-        "id": row[f"{prefix}asset__id"],
-        "sha256": row[f"{prefix}asset__sha256"],
-        "format": row[f"{prefix}asset__format"],
-        "storage_key": row[f"{prefix}asset__storage_key"],
-        "cleared": row[f"{prefix}asset__review_state"] == CLEARED,
-        "width": row[f"{prefix}asset__width"],
-        "height": row[f"{prefix}asset__height"],
-    }
-
-
 def _time(value):
     return value.isoformat() if value else None
 
 
-def _screen(row, prefix):
-    if row.get(f"{prefix}id") is None:
-        return None
-    asset = _asset(row, prefix)
-    return {
-        "id": row[f"{prefix}id"],
-        "url": row[f"{prefix}url"],
-        "title": row[f"{prefix}title"],
-        "captured_at": _time(row[f"{prefix}captured_at"]),
-        "site": row[f"{prefix}site__host"] or host_of(row[f"{prefix}url"]),
-        "asset": asset,
-    }
+class _Source:
+    """A screen, pool image or snippet as records hold it (``kept``: screened, without
+    storage details), whether its asset is cleared, the asset row it ships, and what
+    screening it changed (counted again for every record that holds it)."""
+
+    __slots__ = ("kept", "cleared", "asset", "licence", "counts")
+
+    def __init__(self, kept, *, asset=None, cleared=False, licence=""):
+        self.kept, self.asset, self.cleared, self.licence = kept, asset, cleared, licence
+        self.counts = {}
 
 
-def _image(row, prefix):
-    if row.get(f"{prefix}id") is None:
-        return None
-    return {
-        "id": row[f"{prefix}id"],
-        "title": row[f"{prefix}title"],
-        "description": row[f"{prefix}description"],
-        "url": row[f"{prefix}source_url"],
-        "topic": row[f"{prefix}topic"],
-        "licence": row[f"{prefix}licence"],
-        "asset": _asset(row, prefix),
-    }
+def _with_asset(kept, asset):
+    """``_Source`` of a screen or image from its fields and its asset's (``ASSET_FIELDS``)."""
+    asset_id, sha, fmt, storage_key, review_state, width, height = asset
+    if sha is None:
+        return _Source(kept)
+    kept.update(sha256=sha, format=fmt, width=width, height=height)
+    shipped = {"sha256": sha, "format": fmt, "storage_key": storage_key, "asset_id": asset_id}
+    return _Source(kept, asset=shipped, cleared=review_state == CLEARED, licence=kept.get("licence") or "")
 
 
-def _snippet(row, prefix):
-    if row.get(f"{prefix}id") is None:
-        return None
-    return {key: row[f"{prefix}{key}"] for key in SNIPPET_FIELDS}
+def _screen_sources(ids):
+    for id_, url, title, captured_at, site, *asset in (
+        Screen.objects.filter(id__in=ids).values_list(*SCREEN_FIELDS).iterator(chunk_size=2000)
+    ):
+        kept = {"id": id_, "url": url, "title": title, "captured_at": _time(captured_at), "site": site or host_of(url)}
+        yield id_, _with_asset(kept, asset)
 
 
-def _cleared(source):
-    return source is not None and source["asset"] is not None and source["asset"]["cleared"]
+def _image_sources(ids):
+    for id_, title, description, url, topic, licence, *asset in (
+        ImageSource.objects.filter(id__in=ids).values_list(*IMAGE_FIELDS).iterator(chunk_size=2000)
+    ):
+        kept = {"id": id_, "title": title, "description": description, "url": url, "topic": topic,
+                "licence": licence}  # fmt: skip
+        yield id_, _with_asset(kept, asset)
+
+
+def _snippet_sources(ids):
+    for row in Snippet.objects.filter(id__in=ids).values_list(*SNIPPET_FIELDS).iterator(chunk_size=2000):
+        yield row[0], _Source(dict(zip(SNIPPET_FIELDS, row, strict=True)))
+
+
+class _Sources:
+    """The pool sources records name, read by id a chunk at a time and screened once; a
+    bounded cache per kind keeps those that recur (distractors) between chunks."""
+
+    READERS = {"screen": _screen_sources, "image": _image_sources, "text": _snippet_sources}
+
+    def __init__(self, keep_query_hosts):
+        self.keep_query_hosts = keep_query_hosts
+        self.found = {kind: {} for kind in self.READERS}
+
+    def load(self, wanted):
+        """Reads the sources of ``wanted`` (``{kind: ids}``) not in the cache yet."""
+        for kind, ids in wanted.items():
+            found = self.found[kind]
+            missing = ids - found.keys()
+            if not missing:
+                continue
+            if len(found) + len(missing) > SOURCE_CACHE_SIZE:
+                found.clear()
+                missing = ids
+            for id_, source in self.READERS[kind](missing):
+                source.counts = screen_source(kind, source.kept, keep_query_hosts=self.keep_query_hosts)
+                found[id_] = source
+
+    def get(self, kind, id_):
+        return self.found[kind][id_]
 
 
 class Shipped:
@@ -279,111 +313,172 @@ class Shipped:
         self.assets = {}
         self.licences = set()
 
-    def keep(self, source, *, webqa_image=False):
-        """The source as a record keeps it (the asset's hash and format, not storage
-        details), noting its asset as shipped."""
-        asset = source["asset"]
-        entry = self.assets.setdefault(
-            asset["sha256"],
-            {"sha256": asset["sha256"], "format": asset["format"], "storage_key": asset["storage_key"],
-             "asset_id": asset["id"], "webqa_image": False},
-        )  # fmt: skip
+    def add(self, source, *, webqa_image=False):
+        entry = self.assets.setdefault(source.asset["sha256"], {**source.asset, "webqa_image": False})
         entry["webqa_image"] = entry["webqa_image"] or webqa_image
-        if source.get("licence"):
-            self.licences.add(source["licence"])
-        kept = {key: value for key, value in source.items() if key != "asset"}
-        kept.update(sha256=asset["sha256"], format=asset["format"], width=asset["width"], height=asset["height"])
-        return kept
+        if source.licence:
+            self.licences.add(source.licence)
 
 
-def _records(chunk, shipped, graphs):
-    """``(pair, record)`` for each pair of the chunk, or ``(pair, reason)`` when it is left out."""
-    ids = [pair["id"] for pair in chunk]
-    evidence, distractors, steps = defaultdict(list), defaultdict(list), defaultdict(list)
-    for row in Evidence.objects.filter(qa_pair_id__in=ids).order_by("qa_pair_id", "position").values(*EVIDENCE_FIELDS):
-        evidence[row["qa_pair_id"]].append(row)
-    for row in (
-        Distractor.objects.filter(qa_pair_id__in=ids).order_by("qa_pair_id", "kind", "rank").values(*DISTRACTOR_FIELDS)
-    ):
-        distractors[row["qa_pair_id"]].append(row)
-    trace_ids = {pair["trace_id"] for pair in chunk if pair["trace_id"]}
-    for row in TraceStep.objects.filter(trace_id__in=trace_ids).order_by("trace_id", "position").values(*STEP_FIELDS):
-        steps[row["trace_id"]].append(row)
-    references = _references(ids)
-    for pair in chunk:
-        kept = Shipped()
-        rows = (evidence[pair["id"]], distractors[pair["id"]], steps.get(pair["trace_id"], []))
-        record = _record(pair, *rows, references.get(pair["id"]), kept, graphs)
-        if not isinstance(record, str):
-            for sha, fields in kept.assets.items():
-                entry = shipped.assets.setdefault(sha, fields)
-                entry["webqa_image"] = entry["webqa_image"] or fields["webqa_image"]
-            shipped.licences |= kept.licences
-        yield pair, record
+class _InPairOrder:
+    """Rows of one query ordered by QA pair id (their first column), read as the pairs
+    go by: ``upto(last)`` gives ``{pair id: [row, ...]}`` of the pairs up to ``last``."""
+
+    def __init__(self, rows):
+        self.rows = iter(rows)
+        self.next = next(self.rows, None)
+
+    def upto(self, last):
+        found = defaultdict(list)
+        while self.next is not None and self.next[0] <= last:
+            found[self.next[0]].append(self.next)
+            self.next = next(self.rows, None)
+        return found
+
+
+class _ChunkRows:
+    """What a chunk's records are made of, beyond the pairs' own fields."""
+
+    def __init__(self, evidence, distractors, references, disagreeing, steps):
+        self.evidence, self.distractors, self.references = evidence, distractors, references
+        self.disagreeing, self.steps = disagreeing, steps
 
 
 LOW_AGREEMENT = "test_references_disagree"
 
 
-def _disagreeing_references(ids):
-    """The pairs among ``ids`` whose reference answers agree less than
-    ``REFERENCE_MIN_AGREEMENT`` (default 0.6; see ``ReferenceSet.agreement``): as test
-    items they are left out, as WebQA's were. A set not complete yet has no agreement
-    and keeps its pair."""
+def _chunks(pairs, size):
+    """``(pairs, _ChunkRows)`` a chunk of ``size`` selected pairs at a time, in id order.
+
+    Each kind of row is one query over all selected pairs, in pair order, read as the
+    chunks go by (a server-side cursor on PostgreSQL); only a chunk's trace steps are
+    read for it, as traces do not follow pair order."""
+    stream = 2000
+    ordered = pairs.order_by("id")
+    evidence = Evidence.objects.filter(qa_pair__in=pairs).order_by("qa_pair_id", "position")
+    distractors = Distractor.objects.filter(qa_pair__in=pairs).order_by("qa_pair_id", "kind", "rank")
+    # A test pair whose reference answers agree less than REFERENCE_MIN_AGREEMENT (see
+    # ReferenceSet.agreement) is left out, as WebQA's were; a set not complete yet keeps it.
     least = getattr(settings, "REFERENCE_MIN_AGREEMENT", 0.6)
-    rows = ReferenceSet.objects.filter(qa_pair_id__in=ids, agreement__lt=least)
-    return set(rows.values_list("qa_pair_id", flat=True))
-
-
-def _references(ids):
-    """``{pair id: (keyword answer, [sentence, ...])}`` of the pairs' reference sets, the
-    sentences in the order they were written."""
-    found = {}
-    rows = (
-        ReferenceAnswer.objects.filter(reference_set__qa_pair_id__in=ids)
-        .order_by("reference_set__qa_pair_id", "created_at", "id")
-        .values_list("reference_set__qa_pair_id", "reference_set__keyword_answer", "answer")
+    disagreeing = ReferenceSet.objects.filter(qa_pair__in=pairs, agreement__lt=least).order_by("qa_pair_id")
+    references = ReferenceAnswer.objects.filter(reference_set__qa_pair__in=pairs).order_by(
+        "reference_set__qa_pair_id", "created_at", "id"
     )
-    for pair_id, keyword, answer in rows:
-        found.setdefault(pair_id, (keyword, []))[1].append(answer)
-    return found
+    evidence = _InPairOrder(evidence.values_list(*EVIDENCE_FIELDS).iterator(chunk_size=stream))
+    distractors = _InPairOrder(distractors.values_list(*DISTRACTOR_FIELDS).iterator(chunk_size=stream))
+    disagreeing = _InPairOrder(disagreeing.values_list("qa_pair_id").iterator(chunk_size=stream))
+    fields = ("reference_set__qa_pair_id", "reference_set__keyword_answer", "answer")
+    references = _InPairOrder(references.values_list(*fields).iterator(chunk_size=stream))
+    rows = ordered.values(*PAIR_FIELDS).iterator(chunk_size=min(size, stream))
+    while chunk := list(islice(rows, size)):
+        last = chunk[-1]["id"]
+        steps = defaultdict(list)
+        trace_ids = {pair["trace_id"] for pair in chunk if pair["trace_id"]}
+        if trace_ids:
+            step_rows = TraceStep.objects.filter(trace_id__in=trace_ids).order_by("trace_id", "position")
+            for row in step_rows.values(*STEP_FIELDS):
+                steps[row["trace_id"]].append(row)
+        yield (
+            chunk,
+            _ChunkRows(
+                evidence.upto(last), distractors.upto(last), references.upto(last), disagreeing.upto(last), steps
+            ),
+        )
 
 
-def _record(pair, evidence_rows, distractor_rows, step_rows, references, kept, graphs):
+def _records(chunk, rows, sources, shipped, graphs):
+    """``(pair, record, [source counts])`` for each pair of the chunk, or ``(pair, reason,
+    [])`` when it is left out; the assets of the records are added to ``shipped``."""
+    wanted = {kind: set() for kind in _Sources.READERS}
+    for by_pair in (rows.evidence, rows.distractors):
+        for pair_rows in by_pair.values():
+            for row in pair_rows:
+                screen_id, image_id, snippet_id = row[-3:]
+                _want(wanted, screen_id, image_id, snippet_id)
+    for step_rows in rows.steps.values():
+        wanted["screen"].update(row["screen_id"] for row in step_rows if row["screen_id"] is not None)
+    sources.load(wanted)
+    for pair in chunk:
+        references = rows.references.get(pair["id"])
+        if references:
+            references = (references[0][1], [answer for _pair, _keyword, answer in references])
+        held = _Held(sources)
+        pair_rows = (rows.evidence.get(pair["id"], ()), rows.distractors.get(pair["id"], ()))
+        record = _record(pair, *pair_rows, rows.steps.get(pair["trace_id"], ()), references, held, graphs)
+        if isinstance(record, str):
+            yield pair, record, []
+            continue
+        for source, webqa_image in held.assets:
+            shipped.add(source, webqa_image=webqa_image)
+        yield pair, record, held.counts
+
+
+def _want(wanted, screen_id, image_id, snippet_id):
+    if screen_id is not None:
+        wanted["screen"].add(screen_id)
+    if image_id is not None:
+        wanted["image"].add(image_id)
+    if snippet_id is not None:
+        wanted["text"].add(snippet_id)
+
+
+class _Held:
+    """The pool sources one record holds: their assets, and their screening counts."""
+
+    def __init__(self, sources):
+        self.sources = sources
+        self.assets = []
+        self.counts = []
+
+    def __call__(self, kind, id_, *, webqa_image=False):
+        source = self.sources.get(kind, id_)
+        if source.counts:
+            self.counts.append(source.counts)
+        if source.asset is not None:
+            self.assets.append((source, webqa_image))
+        return source.kept
+
+    def cleared(self, kind, id_):
+        return id_ is not None and self.sources.get(kind, id_).cleared
+
+
+def _record(pair, evidence_rows, distractor_rows, step_rows, references, held, graphs):
     webqa = pair["family"] == "webqa"
     evidence = []
-    for row in evidence_rows:
-        screen, image, snippet = _screen(row, "screen__"), _image(row, "image__"), _snippet(row, "snippet__")
-        if (screen is not None or image is not None) and not _cleared(screen or image):
-            return "uncleared_evidence"
-        if screen is not None:
-            piece = {"type": "screen", "screen": kept.keep(screen), "step": row["step__position"]}
-        elif image is not None:
-            piece = {"type": "image", "image": kept.keep(image, webqa_image=webqa)}
-        elif snippet is not None:
-            piece = {"type": "snippet", "snippet": snippet}
+    for _pair, _position, note, fact, url, step, screen_id, image_id, snippet_id in evidence_rows:
+        if screen_id is not None:
+            if not held.cleared("screen", screen_id):
+                return "uncleared_evidence"
+            piece = {"type": "screen", "screen": held("screen", screen_id), "step": step, "note": note}
+        elif image_id is not None:
+            if not held.cleared("image", image_id):
+                return "uncleared_evidence"
+            piece = {"type": "image", "image": held("image", image_id, webqa_image=webqa), "note": note}
+        elif snippet_id is not None:
+            piece = {"type": "snippet", "snippet": held("text", snippet_id), "note": note}
         else:
-            piece = {"type": "fact", "fact": row["fact"], "url": row["url"]}
-        evidence.append({**piece, "note": row["note"]})
+            piece = {"type": "fact", "fact": fact, "url": url, "note": note}
+        evidence.append(piece)
     if not evidence:
         return "no_evidence"
     negatives = {"image": [], "text": [], "screen": []}
-    for row in distractor_rows:
-        source = {"screen": _screen(row, "screen__"), "image": _image(row, "image__")}.get(row["kind"])
-        if row["kind"] == "text":
-            negatives["text"].append({**_snippet(row, "snippet__"), "method": row["method"]})
-        elif _cleared(source):
-            negatives[row["kind"]].append({**kept.keep(source, webqa_image=webqa), "method": row["method"]})
+    for _pair, kind, _rank, method, screen_id, image_id, snippet_id in distractor_rows:
+        if kind == "text":
+            negatives["text"].append({**held("text", snippet_id), "method": method})
+        elif kind in ("screen", "image"):
+            id_ = screen_id if kind == "screen" else image_id
+            if held.cleared(kind, id_):
+                negatives[kind].append({**held(kind, id_, webqa_image=webqa), "method": method})
     steps = []
     for row in step_rows:
-        screen = _screen(row, "screen__")
+        screen_id = row["screen_id"]
         steps.append(
             {
                 "position": row["position"], "action": row["action"], "target": row["target"], "url": row["url"],
                 "title": row["title"], "captured_at": _time(row["captured_at"]), "clickables": row["clickables"] or [],
                 "viewport": [row["viewport_width"], row["viewport_height"]],
                 "device_pixel_ratio": row["device_pixel_ratio"], "scroll": [row["scroll_x"], row["scroll_y"]],
-                "screen": kept.keep(screen) if _cleared(screen) else None,
+                "screen": held("screen", screen_id) if held.cleared("screen", screen_id) else None,
             }
         )  # fmt: skip
     record = {

@@ -16,6 +16,9 @@ the corpus, and questions and answers are never reviewed for personal data at al
   content (``Site.keep_query``).
 
 Pure: no database. ``screen_record`` returns a new record and leaves its argument as it was.
+A snapshot screens each pool source (a screen, pool image or snippet, which recur across
+records as evidence and distractors) once with ``screen_source`` and then only each
+record's own texts (``pool_sources=False``), adding the source's counts per use.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ STEP_TEXT_KEYS = ("text", "label", "alt")
 
 
 def screen_record(
-    record: dict, *, keep_query_hosts: Iterable[str] = (), in_place: bool = False
+    record: dict, *, keep_query_hosts: Iterable[str] = (), in_place: bool = False, pool_sources: bool = True
 ) -> tuple[dict, dict[str, int]]:
     """``(record, counts)``: ``record`` (a snapshot record) with personal data masked in
     every text field, the texts of steps without a shipped screenshot dropped, and query
@@ -46,7 +49,9 @@ def screen_record(
     keyword answer or answer variants were masked, ``query_removed`` and
     ``fragment_removed`` per address, ``dropped_unreviewed_step_text`` per step that
     lost texts. Changes that did not happen are not in ``counts``. ``in_place`` changes
-    ``record`` itself (the snapshot's own, made for this) instead of a copy."""
+    ``record`` itself (the snapshot's own, made for this) instead of a copy. Without
+    ``pool_sources`` the record's screens, pool images and snippets (as evidence, a step's
+    screen or negatives) are left alone: they were screened with ``screen_source``."""
     screen = _Screener(keep_query_hosts)
     record = record if in_place else copy.deepcopy(record)
     before = screen.total_masked()
@@ -61,21 +66,26 @@ def screen_record(
     if "topic" in record:
         record["topic"] = screen.text(record["topic"])
     for piece in record.get("evidence", ()):
-        _piece(screen, piece)
+        _piece(screen, piece, pool_sources)
     for step in record.get("steps", ()):
-        _step(screen, step)
-    negatives = record.get("negatives") or {}
-    for source in negatives.get("screen", ()):
-        _screen_source(screen, source)
-    for source in negatives.get("image", ()):
-        _image_source(screen, source)
-    for source in negatives.get("text", ()):
-        _snippet_source(screen, source)
+        _step(screen, step, pool_sources)
+    negatives = (record.get("negatives") or {}) if pool_sources else {}
+    for kind, screen_source_of_kind in SOURCES.items():
+        for source in negatives.get(kind, ()):
+            screen_source_of_kind(screen, source)
     episode = record.get("episode")
     if episode:
         episode["description"] = screen.text(episode.get("description", ""))
         episode["urls"] = [screen.url(url) for url in episode.get("urls", ())]
-    return record, {change: n for change, n in screen.counts.items() if n}
+    return record, screen.changes()
+
+
+def screen_source(kind: str, source: dict, *, keep_query_hosts: Iterable[str] = ()) -> dict[str, int]:
+    """Screens one pool source in place as ``screen_record`` screens it wherever a record
+    holds it: ``kind`` is ``screen``, ``image`` or ``text`` (a snippet). Returns the counts."""
+    screen = _Screener(keep_query_hosts)
+    SOURCES[kind](screen, source)
+    return screen.changes()
 
 
 @lru_cache(maxsize=100_000)
@@ -96,6 +106,9 @@ class _Screener:
     def __init__(self, keep_query_hosts):
         self.keep_query_hosts = {host_of(host) for host in keep_query_hosts}
         self.counts = Counter()
+
+    def changes(self):
+        return {change: n for change, n in self.counts.items() if n}
 
     def total_masked(self):
         return sum(n for change, n in self.counts.items() if change.startswith("masked_"))
@@ -126,13 +139,13 @@ class _Screener:
             self.counts[f"masked_{finding['kind']}"] += 1
 
 
-def _piece(screen, piece):
+def _piece(screen, piece, pool_sources=True):
     piece["note"] = screen.text(piece.get("note", ""))
-    if piece.get("screen"):
+    if pool_sources and piece.get("screen"):
         _screen_source(screen, piece["screen"])
-    if piece.get("image"):
+    if pool_sources and piece.get("image"):
         _image_source(screen, piece["image"])
-    if piece.get("snippet"):
+    if pool_sources and piece.get("snippet"):
         _snippet_source(screen, piece["snippet"])
     if "fact" in piece:
         piece["fact"] = screen.text(piece["fact"])
@@ -159,7 +172,10 @@ def _snippet_source(screen, source):
     source["url"] = screen.url(source.get("url", ""))
 
 
-def _step(screen, step):
+SOURCES = {"screen": _screen_source, "image": _image_source, "text": _snippet_source}
+
+
+def _step(screen, step, pool_sources=True):
     parts = [part for part in [step.get("target"), *(step.get("clickables") or ())] if isinstance(part, dict)]
     if step.get("screen") is None:
         dropped = bool(step.get("title"))
@@ -169,7 +185,7 @@ def _step(screen, step):
                 if part.get(key):
                     part[key], dropped = "", True
         screen.counts["dropped_unreviewed_step_text"] += dropped
-    else:
+    elif pool_sources:
         _screen_source(screen, step["screen"])
     step["title"] = screen.text(step.get("title", ""))
     step["url"] = screen.url(step.get("url", ""))
@@ -194,4 +210,4 @@ def screen_graph(graph: dict, *, keep_query_hosts: Iterable[str] = ()) -> tuple[
         for key in ("text", "alt"):
             edge[key] = screen.text(edge.get(key, ""))
         edge["href_full"] = screen.url(edge.get("href_full", ""))
-    return graph, {change: n for change, n in screen.counts.items() if n}
+    return graph, screen.changes()
