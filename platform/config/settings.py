@@ -348,6 +348,9 @@ SPECTACULAR_SETTINGS = {
 # --- Work engine ------------------------------------------------------------------------
 # Minutes a worker may hold an assignment before it expires, when a batch sets none.
 ASSIGNMENT_MINUTES = int(os.environ.get("ASSIGNMENT_MINUTES", "30"))
+# A task a worker returned comes back to them once they have no other task in its batch,
+# and not before this many minutes have passed (so "skip" never hands the same one back).
+RETURNED_TASK_PAUSE_MINUTES = int(os.environ.get("RETURNED_TASK_PAUSE_MINUTES", "5"))
 # A worker is disqualified from a kind of work once at least this many of their
 # submissions of it are rejected and the rejections make up at least this share of
 # their reviewed submissions of it.

@@ -19,6 +19,25 @@ def batches_with_rules():
     return Batch.objects.annotate(has_requirements=Exists(required))
 
 
+def batch_for_hand_out(*, batch_id, worker_id):
+    """The batch, or None, with what hand-out asks about it and the worker in one query:
+    ``has_requirements``, ``kind_has_requirements``, ``disqualified_reason`` (None unless
+    the worker is disqualified from its kind) and ``open_assignment_id`` (the worker's
+    open assignment in it, or None)."""
+    disqualification = Disqualification.objects.filter(worker_id=worker_id, kind=OuterRef("kind"), lifted_at=None)
+    open_assignment = Assignment.objects.filter(batch=OuterRef("pk"), worker_id=worker_id, state="assigned")
+    return (
+        batches_with_rules()
+        .annotate(
+            kind_has_requirements=Exists(KindRequirements.objects.filter(kind=OuterRef("kind"))),
+            disqualified_reason=Subquery(disqualification.values("reason")[:1]),
+            open_assignment_id=Subquery(open_assignment.values("pk")[:1]),
+        )
+        .filter(pk=batch_id)
+        .first()
+    )
+
+
 def disqualifications_of(worker):
     """The kinds of work ``worker`` is disqualified from, each with the reason."""
     return dict(Disqualification.objects.filter(worker=worker, lifted_at__isnull=True).values_list("kind", "reason"))

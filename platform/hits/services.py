@@ -5,6 +5,7 @@ database constraints (``hits.models``) to back its invariants: a worker never ho
 the same task twice, and a task never has more live assignments than it wants.
 """
 
+import contextlib
 import json
 from datetime import timedelta
 from decimal import Decimal, InvalidOperation
@@ -29,6 +30,7 @@ from .errors import (
     NotEligible,
     NotYourAssignment,
 )
+from .kinds.base import TaskKind
 from .models import Assignment, Batch, Disqualification, Task, WorkEvent
 
 State = Assignment.State
@@ -132,78 +134,186 @@ def request_next_task(*, worker, batch_id):
     raise NoTaskAvailable("Work could not be handed out just now; please try again.")
 
 
-@transaction.atomic
 def _request_next_task(*, worker, batch_id):
-    profile = RaterProfile.objects.select_for_update().get(user=worker)
-    batch = selectors.batches_with_rules().filter(pk=batch_id).first()
+    profile = RaterProfile.objects.get(user=worker)
+    batch = selectors.batch_for_hand_out(batch_id=batch_id, worker_id=worker.pk)
     if batch is None:
         raise BatchNotFound(f"There is no batch {batch_id}.")
     if batch.state != Batch.State.OPEN:
         raise BatchNotOpen(f"The batch “{batch.name}” is {batch.get_state_display().lower()}; it hands out no work.")
     registry.get(batch.kind)  # a kind since removed from the server: UnknownKind (409)
     worker.profile = profile
-    verdict = selectors.eligibility(worker=worker, batch=batch)
+    disqualified = {batch.kind: batch.disqualified_reason} if batch.disqualified_reason is not None else {}
+    kind_rules = selectors.kind_requirements() if batch.kind_has_requirements else {}
+    verdict = selectors.eligibility(worker=worker, batch=batch, disqualified=disqualified, kind_rules=kind_rules)
     if not verdict.eligible:
         raise NotEligible(verdict.reason)
 
     now = timezone.now()
-    current = Assignment.objects.filter(worker=worker, batch=batch, state=State.ASSIGNED).select_related("task").first()
-    if current is not None:
-        if current.expires_at > now:
-            return current, False
-        _end_assignment(current, state=State.EXPIRED, now=now)
-
-    task = _claim_task(batch=batch, worker_id=worker.pk)
-    if task is None:
-        raise NoTaskAvailable(f"The batch “{batch.name}” has no task left for you right now.")
+    if batch.open_assignment_id is not None:
+        with transaction.atomic():
+            current = _locked_assignment(batch.open_assignment_id)
+            if current.state == State.ASSIGNED and current.expires_at > now:
+                return current, False
+            if current.state == State.ASSIGNED:
+                _end_assignment(current, state=State.EXPIRED, now=now)
     minutes = batch.assignment_minutes or settings.ASSIGNMENT_MINUTES
-    assignment = Assignment.objects.create(
-        task=task, batch=batch, worker=worker, expires_at=now + timedelta(minutes=minutes)
-    )
+    new = Assignment(batch=batch, worker=worker, expires_at=now + timedelta(minutes=minutes))
+    assignment = _claim_task(assignment=new) or _claim_returned_task(assignment=new, now=now)
+    if assignment is None:
+        raise NoTaskAvailable(f"The batch “{batch.name}” has no task left for you right now.")
     # Hand-out and submission are recorded on the assignment itself (assigned_at,
     # submitted_at); the event log keeps the decisions and the ends that free a slot.
     return assignment, True
 
 
-def _claim_task(*, batch, worker_id):
-    """Takes one slot of the first task in ``batch`` that ``worker_id`` never had.
-
-    One statement: find the task, lock it (skipping tasks other hand-outs hold, on
-    PostgreSQL), count the slot, return the task. On SQLite, which lets one writer at
-    a time, the transaction itself is the lock. The check constraint on ``slots_taken``
-    backs it all: a task can never be counted past ``assignments_wanted``.
-    """
-    lock = "FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
-    task_table, assignment_table = Task._meta.db_table, Assignment._meta.db_table
-    excluded, excluded_params = "", []
+def _candidate_tasks(*, batch, worker_id):
+    """The conditions on a task ``t`` that ``worker_id`` may be handed, as SQL and its
+    parameters: a free slot, not reserved for someone else, not excluded by the kind."""
+    where = [
+        "t.batch_id = %s AND t.slots_taken < t.assignments_wanted",
+        "(t.reserved_for_id IS NULL OR t.reserved_for_id = %s)",
+    ]
+    params = [batch.pk, worker_id]
     excluded_tasks = registry.get(batch.kind).excluded_tasks(worker_id=worker_id)
     if excluded_tasks is not None:
         excluded_sql, excluded_params = excluded_tasks.values("id").query.sql_with_params()
-        excluded = f"AND t.id NOT IN ({excluded_sql})"
-    sql = f"""
-        UPDATE {task_table} SET slots_taken = slots_taken + 1
-        WHERE id = (
-            SELECT t.id FROM {task_table} t
-            WHERE t.batch_id = %s AND t.slots_taken < t.assignments_wanted
-              AND (t.reserved_for_id IS NULL OR t.reserved_for_id = %s)
-              AND NOT EXISTS (SELECT 1 FROM {assignment_table} a WHERE a.task_id = t.id AND a.worker_id = %s)
-              {excluded}
-            ORDER BY t.id
-            LIMIT 1
-            {lock}
-        )
-        RETURNING id, payload
+        where.append(f"t.id NOT IN ({excluded_sql})")
+        params.extend(excluded_params)
+    return " AND ".join(where), params
+
+
+def _not_blocked(worker_id):
+    # Read under a share lock: a block taken meanwhile (which locks the profile to end the
+    # worker's open assignments) waits for this hand-out, or this hand-out waits for it
+    # and then sees the block.
+    profile_table = RaterProfile._meta.db_table
+    return f"SELECT 1 FROM {profile_table} WHERE user_id = %s AND NOT blocked FOR SHARE", [worker_id]
+
+
+def _claim_task(*, assignment):
+    """Gives ``assignment`` (unsaved) the first task of its batch that its worker never had,
+    saves it and returns it; None when there is no such task.
+
+    On PostgreSQL one statement finds the task, locks it (skipping tasks other hand-outs
+    hold), counts the slot and inserts the assignment. On SQLite, which lets one writer at
+    a time, the caller's transaction is the lock. The check constraint on ``slots_taken``
+    backs it all (a task is never counted past ``assignments_wanted``), and the unique
+    constraints on assignments refuse a second open assignment in the batch or a task
+    already had (an ``IntegrityError`` the caller retries on).
+
+    The statement runs on its own, without BEGIN and COMMIT: two round trips fewer on
+    every hand-out. Inside a caller's transaction it gets a savepoint, so that an error
+    leaves that transaction usable.
     """
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [batch.pk, worker_id, worker_id, *excluded_params])
+    worker_id = assignment.worker_id
+    where, params = _candidate_tasks(batch=assignment.batch, worker_id=worker_id)
+    task_table, assignment_table = Task._meta.db_table, Assignment._meta.db_table
+    never_had = f"NOT EXISTS (SELECT 1 FROM {assignment_table} a WHERE a.task_id = t.id AND a.worker_id = %s)"
+    pick = f"SELECT t.id FROM {task_table} t WHERE {where} AND {never_had} ORDER BY t.id LIMIT 1"
+    params = [*params, worker_id]
+    if not connection.features.has_select_for_update_skip_locked:
+        return _claim_in_steps(assignment, pick=pick, params=params)
+    blocked_sql, blocked_params = _not_blocked(worker_id)
+    columns, values = _insert_columns(assignment)
+    sql = f"""
+        WITH worker AS ({blocked_sql}),
+        claimed AS (
+            UPDATE {task_table} SET slots_taken = slots_taken + 1
+            WHERE id = ({pick} FOR UPDATE SKIP LOCKED) AND EXISTS (SELECT 1 FROM worker)
+            RETURNING id, payload
+        ),
+        inserted AS (
+            INSERT INTO {assignment_table} (task_id, {", ".join(columns)})
+            SELECT id, {", ".join(["%s"] * len(values))} FROM claimed
+            RETURNING id, task_id
+        )
+        SELECT inserted.id, claimed.id, claimed.payload FROM inserted JOIN claimed ON claimed.id = inserted.task_id
+    """
+    savepoint = transaction.atomic() if connection.in_atomic_block else contextlib.nullcontext()
+    with savepoint, connection.cursor() as cursor:
+        cursor.execute(sql, [*blocked_params, *params, *values])
         row = cursor.fetchone()
     if row is None:
         return None
-    # The other fields stay deferred: they load if anything reads them.
-    payload = Task._meta.get_field("payload").from_db_value(row[1], None, connection)
-    task = Task.from_db(connection.alias, ["id", "payload"], [row[0], payload])
+    assignment.pk = row[0]
+    assignment._state.adding = False
+    assignment.task = _task_from_row(row[1], row[2], batch=assignment.batch)
+    return assignment
+
+
+def _insert_columns(assignment):
+    """The columns and database values of a new ``assignment`` but its id and task, as
+    ``Model.save`` would write them (defaults, ``auto_now_add``)."""
+    fields = [f for f in Assignment._meta.concrete_fields if not f.primary_key and f.name != "task"]
+    columns = [connection.ops.quote_name(field.column) for field in fields]
+    values = [field.get_db_prep_save(field.pre_save(assignment, add=True), connection) for field in fields]
+    return columns, values
+
+
+@transaction.atomic
+def _claim_in_steps(assignment, *, pick, params):
+    """``_claim_task`` for databases without ``SKIP LOCKED`` (SQLite), whose one writer at
+    a time makes the transaction's steps one."""
+    with connection.cursor() as cursor:
+        cursor.execute(pick, params)
+        row = cursor.fetchone()
+    if row is None or not _may_take_work(assignment.worker_id):
+        return None
+    Task.objects.filter(pk=row[0]).update(slots_taken=F("slots_taken") + 1)
+    assignment.task = _task_only(row[0], batch=assignment.batch)
+    assignment.save(force_insert=True)
+    return assignment
+
+
+def _may_take_work(worker_id):
+    """Not blocked, read under the profile's lock (which ``block_worker`` takes too)."""
+    return RaterProfile.objects.select_for_update().filter(user_id=worker_id, blocked=False).values("pk").first()
+
+
+def _task_only(task_id, *, batch):
+    task = Task.objects.only("id", "payload").get(pk=task_id)
     task.batch = batch
     return task
+
+
+def _task_from_row(task_id, payload, *, batch):
+    # The other fields stay deferred: they load if anything reads them.
+    payload = Task._meta.get_field("payload").from_db_value(payload, None, connection)
+    task = Task.from_db(connection.alias, ["id", "payload"], [task_id, payload])
+    task.batch = batch
+    return task
+
+
+@transaction.atomic
+def _claim_returned_task(*, assignment, now):
+    """When no task is left that the worker never had: the one they gave back longest ago,
+    if at least ``RETURNED_TASK_PAUSE_MINUTES`` ago and still free, reopened as
+    ``assignment`` (their draft kept). A rater who returns a task meets it again after
+    every other task, not as the very next one."""
+    worker_id = assignment.worker_id
+    where, params = _candidate_tasks(batch=assignment.batch, worker_id=worker_id)
+    returned_before = now - timedelta(minutes=settings.RETURNED_TASK_PAUSE_MINUTES)
+    task_table, assignment_table = Task._meta.db_table, Assignment._meta.db_table
+    skip_locked = "SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
+    lock = f"FOR UPDATE OF t {skip_locked}" if connection.features.has_select_for_update_of else ""
+    pick = f"""
+        SELECT t.id FROM {task_table} t
+        JOIN {assignment_table} a ON a.task_id = t.id AND a.worker_id = %s AND a.state = %s AND a.ended_at <= %s
+        WHERE {where} ORDER BY a.ended_at, t.id LIMIT 1 {lock}
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(pick, [worker_id, State.RETURNED, returned_before, *params])
+        row = cursor.fetchone()
+    if row is None or not _may_take_work(worker_id):
+        return None
+    Task.objects.filter(pk=row[0]).update(slots_taken=F("slots_taken") + 1)
+    reopened = Assignment.objects.select_for_update().get(task_id=row[0], worker_id=worker_id)
+    reopened.state, reopened.assigned_at, reopened.ended_at = State.ASSIGNED, now, None
+    reopened.expires_at = assignment.expires_at
+    reopened.save(update_fields=["state", "assigned_at", "expires_at", "ended_at"])
+    reopened.batch, reopened.task = assignment.batch, _task_only(row[0], batch=assignment.batch)
+    return reopened
 
 
 def _locked_assignment(assignment_id):
@@ -242,7 +352,42 @@ def submit_assignment(*, assignment_id, worker, data, active_seconds=None):
 
     A refused submission leaves nothing behind; an expired assignment is closed and
     stays closed (the expiry commits even though the submission is refused).
+
+    For a kind that stores nothing of its own on submission (``on_submitted`` left as
+    it is), the answer is recorded by one conditional statement after a plain read: the
+    statement only changes an open assignment of ``worker`` that has not expired, so two
+    submissions at once record one. When it changes nothing, the locked path below
+    finds out why and says so.
     """
+    assignment = Assignment.objects.select_related("task", "batch").filter(pk=assignment_id).first()
+    if assignment is not None and assignment.worker_id == worker.pk:
+        kind, now = registry.get(assignment.batch.kind), timezone.now()
+        open_now = assignment.state == State.ASSIGNED and assignment.expires_at > now
+        if open_now and type(kind).on_submitted is TaskKind.on_submitted:
+            answer = kind.clean_submission(assignment=assignment, data=data)
+            _record_submission(assignment, kind=kind, answer=answer, active_seconds=active_seconds, now=now)
+            recorded = (
+                Assignment.objects.filter(pk=assignment.pk, worker=worker, state=State.ASSIGNED, expires_at__gt=now)
+                .update(**{name: getattr(assignment, name) for name in SUBMISSION_FIELDS})
+            )  # fmt: skip
+            if recorded:
+                return assignment
+    return _submit_locked(assignment_id=assignment_id, worker=worker, data=data, active_seconds=active_seconds)
+
+
+SUBMISSION_FIELDS = ["state", "submitted_at", "active_seconds", "answer", "spot_check"]
+
+
+def _record_submission(assignment, *, kind, answer, active_seconds, now):
+    """Sets the submission's fields on ``assignment`` (the caller saves them)."""
+    wall_seconds = max(0, int((now - assignment.assigned_at).total_seconds()))
+    assignment.state, assignment.submitted_at = State.SUBMITTED, now
+    assignment.active_seconds = wall_seconds if active_seconds is None else min(int(active_seconds), wall_seconds)
+    assignment.spot_check = _in_spot_check(assignment.pk, assignment.batch.spot_check_percent)
+    assignment.answer = _jsonable(kind.on_submitted(assignment=assignment, answer=answer))
+
+
+def _submit_locked(*, assignment_id, worker, data, active_seconds):
     with transaction.atomic():
         assignment = _locked_assignment(assignment_id)
         now = timezone.now()
@@ -254,14 +399,8 @@ def submit_assignment(*, assignment_id, worker, data, active_seconds=None):
             closed = None
             kind = registry.get(assignment.batch.kind)
             answer = kind.clean_submission(assignment=assignment, data=data)
-            wall_seconds = max(0, int((now - assignment.assigned_at).total_seconds()))
-            assignment.state, assignment.submitted_at = State.SUBMITTED, now
-            assignment.active_seconds = (
-                wall_seconds if active_seconds is None else min(int(active_seconds), wall_seconds)
-            )
-            assignment.spot_check = _in_spot_check(assignment.pk, assignment.batch.spot_check_percent)
-            assignment.answer = _jsonable(kind.on_submitted(assignment=assignment, answer=answer))
-            assignment.save(update_fields=["state", "submitted_at", "active_seconds", "answer", "spot_check"])
+            _record_submission(assignment, kind=kind, answer=answer, active_seconds=active_seconds, now=now)
+            assignment.save(update_fields=SUBMISSION_FIELDS)
     if closed is not None:
         raise closed
     return assignment
@@ -291,7 +430,8 @@ def save_draft(*, assignment_id, worker, draft):
 
 @transaction.atomic
 def return_assignment(*, assignment_id, worker):
-    """The worker gives the task back for someone else; they will not be offered it again."""
+    """The worker gives the task back for someone else, or for themselves later: it comes
+    back to them once they have no other task in the batch (``_claim_returned_task``)."""
     assignment = _locked_assignment(assignment_id)
     now = timezone.now()
     _check_open(assignment, worker=worker, now=now)

@@ -221,12 +221,14 @@ def test_hand_out_and_submit_take_a_fixed_number_of_queries(rater, api_for, djan
     client = api_for(rater)
     batch = open_batch(tasks=40)
     client.get("/api/v1/me/")  # the token's first use records last_used_at
-    # Counts include the SAVEPOINT and RELEASE that the test's own transaction adds, and the
-    # look-ups of the worker's disqualifications and of the kind's requirements.
+    # Hand-out: the profile, the batch with what it asks of the worker, and the claiming
+    # statement (with the SAVEPOINT and RELEASE the test's own transaction adds around
+    # it); submission: the assignment, and the statement recording the answer. The token
+    # is read from the cache.
     for _ in range(3):
-        with django_assert_max_num_queries(10):
-            assignment = client.post("/api/v1/assignments/", {"batch": batch.pk}, format="json").json()
         with django_assert_max_num_queries(5):
+            assignment = client.post("/api/v1/assignments/", {"batch": batch.pk}, format="json").json()
+        with django_assert_max_num_queries(2):
             client.post(f"/api/v1/assignments/{assignment['id']}/submit/", {"answer": GOOD_ANSWER}, format="json")
 
 
@@ -242,3 +244,21 @@ def test_draft_is_kept_for_the_worker_only_while_the_assignment_is_open(rater, o
     client.post(f"/api/v1/assignments/{assignment['id']}/submit/", {"answer": GOOD_ANSWER}, format="json")
     api_error(client.put(url, {"draft": {"answer": "late"}}, format="json"), 409, "assignment_closed")
     assert Assignment.objects.get(pk=assignment["id"]).draft == {"answer": "sev"}
+
+
+def test_an_expired_assignment_refuses_even_a_bad_answer_as_expired(rater, api_for):
+    client = api_for(rater)
+    assignment = _take(client, open_batch(tasks=1))
+    Assignment.objects.filter(pk=assignment["id"]).update(expires_at=timezone.now() - timedelta(seconds=1))
+    response = client.post(f"/api/v1/assignments/{assignment['id']}/submit/", {"answer": {}}, format="json")
+    assert "expired" in api_error(response, 409, "assignment_closed")["message"]
+    assert Assignment.objects.get(pk=assignment["id"]).state == "expired"
+
+
+def test_someone_elses_assignment_refuses_a_submission_and_keeps_it_open(rater, other_rater, api_for):
+    assignment = _take(api_for(rater), open_batch(tasks=1))
+    response = api_for(other_rater).post(
+        f"/api/v1/assignments/{assignment['id']}/submit/", {"answer": GOOD_ANSWER}, format="json"
+    )
+    api_error(response, 403, "not_your_assignment")
+    assert Assignment.objects.get(pk=assignment["id"]).state == "assigned"

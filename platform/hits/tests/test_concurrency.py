@@ -80,3 +80,35 @@ def test_one_worker_asking_many_times_at_once_gets_one_assignment(live_server):
     assert len(answers) == 8 and {status for status, _ in answers} <= {200, 201}
     assert len({body["id"] for _, body in answers}) == 1
     assert Assignment.objects.filter(batch=batch).count() == 1
+
+
+def test_one_assignment_submitted_many_times_at_once_is_recorded_once(live_server):
+    batch = open_batch(tasks=2, wanted=1)
+    key = create_api_token(user=UserFactory(), name="eager")[1]
+    status, assignment = _call(live_server.url, key, "/api/v1/assignments/", {"batch": batch.pk})
+    assert status == 201
+    path = f"/api/v1/assignments/{assignment['id']}/submit/"
+    answers, errors = at_once(lambda _: _call(live_server.url, key, path, {"answer": GOOD_ANSWER}), range(6))
+    assert errors == []
+    statuses = Counter(status for status, _ in answers)
+    assert statuses == {200: 1, 409: 5}
+    assert all("already submitted" in body["error"]["message"] for status, body in answers if status == 409)
+    stored = Assignment.objects.get(pk=assignment["id"])
+    assert stored.state == "submitted" and stored.answer == GOOD_ANSWER
+
+
+def test_a_worker_blocked_while_asking_holds_no_open_task_afterwards(live_server):
+    from hits import services
+
+    batch = open_batch(tasks=20, wanted=1)
+    worker, reviewer = UserFactory(), UserFactory(role="reviewer")
+    key = create_api_token(user=worker, name="eager")[1]
+
+    def ask_or_block(n):
+        if n == 0:
+            return services.block_worker(worker=worker, actor=reviewer, reason="Too fast to be true.")
+        return _call(live_server.url, key, "/api/v1/assignments/", {"batch": batch.pk})
+
+    _, errors = at_once(ask_or_block, range(6))
+    assert errors == []
+    assert not Assignment.objects.filter(worker=worker, state="assigned").exists()

@@ -44,7 +44,7 @@ def test_task_is_never_handed_out_beyond_its_wanted_assignments(db):
     assert Task.objects.get(batch=batch).slots_taken == 2
 
 
-def test_returned_task_goes_to_someone_else_but_not_back_to_the_same_worker(rater, other_rater):
+def test_returned_task_goes_to_someone_else_but_not_straight_back_to_the_same_worker(rater, other_rater):
     batch = open_batch(tasks=1)
     assignment, _ = services.request_next_task(worker=rater, batch_id=batch.pk)
     services.return_assignment(assignment_id=assignment.pk, worker=rater)
