@@ -77,6 +77,9 @@ class ReviewDecision(models.Model):
         help_text="The redacted copy that took the asset's place.",
     )  # fmt: skip
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    undone_at = models.DateTimeField(
+        null=True, blank=True, help_text="Taken back by its reviewer soon after; the item went back to them."
+    )
 
     def __str__(self):
         return f"{self.decision} {self.asset_sha256[:12]}"

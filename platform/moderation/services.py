@@ -12,6 +12,7 @@ from datetime import timedelta
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
+from django.dispatch import Signal
 from django.utils import timezone
 from PIL import Image, ImageDraw
 
@@ -27,6 +28,12 @@ from . import textscreen
 from .models import ReviewDecision, ReviewItem
 
 CLAIM_MINUTES = 10
+UNDO_SECONDS = 120  # long enough to notice a slip of the key, short enough that little follows
+
+# Asked before an approval of ``asset`` is undone: a receiver in an app that may have acted
+# on the cleared asset since ``since`` (put it in a release, shown it as work) returns why
+# the undo must not happen, as a sentence; None when it did nothing with it.
+undoing_approval = Signal()
 
 
 class NotAReviewer(DomainError):
@@ -42,6 +49,11 @@ class NotYourItem(DomainError):
 class BadBoxes(DomainError):
     status = 400
     code = "invalid"
+
+
+class CannotUndo(DomainError):
+    status = 409
+    code = "cannot_undo"
 
 
 def enqueue(*, asset):
@@ -196,7 +208,7 @@ def _held(item_id, reviewer):
 def _decide(item, reviewer, decision, *, reason="", boxes=(), replacement=None):
     item.decided_at = timezone.now()
     item.save(update_fields=["decided_at"])
-    ReviewDecision.objects.create(
+    return ReviewDecision.objects.create(
         asset=item.asset,
         asset_sha256=item.asset.sha256,
         decision=decision,
@@ -290,3 +302,61 @@ def withdraw(*, asset, by):
         asset=asset, asset_sha256=asset.sha256, decision=ReviewDecision.Decision.WITHDRAWN, reviewer=by
     )
     _purge(asset)
+
+
+# --- Taking a decision back -------------------------------------------------------------
+
+
+def last_decision(*, reviewer):
+    """``reviewer``'s latest picture decision if it is still within the undo window (and
+    not undone), else None: what the review page offers to undo."""
+    since = timezone.now() - timedelta(seconds=UNDO_SECONDS)
+    return (
+        ReviewDecision.objects.filter(reviewer=reviewer, created_at__gte=since, undone_at__isnull=True)
+        .exclude(decision__in=[ReviewDecision.Decision.MASKED, ReviewDecision.Decision.WITHDRAWN])
+        .order_by("-created_at", "-id")
+        .first()
+    )
+
+
+def can_undo(decision):
+    """Only an approval can be taken back: a rejection or redaction deleted the original
+    bytes, which nothing can restore."""
+    return decision.decision == ReviewDecision.Decision.APPROVED
+
+
+@transaction.atomic
+def undo(*, decision_id, reviewer):
+    """Takes back ``reviewer``'s approval within ``UNDO_SECONDS``: the asset is pending
+    again and its item back in their hands. Refused, with the reason, when someone else
+    made the decision, the window has passed, it cannot be reversed, or something has
+    already acted on it. The decision stays in the audit log, marked undone."""
+    _check_reviewer(reviewer)
+    decision = ReviewDecision.objects.select_for_update().filter(pk=decision_id).first()
+    if decision is None or decision.reviewer_id != reviewer.pk:
+        raise CannotUndo("Only the reviewer who made a decision can undo it.")
+    if decision.undone_at is not None:
+        raise CannotUndo("This decision has already been undone.")
+    now = timezone.now()
+    if now - decision.created_at > timedelta(seconds=UNDO_SECONDS):
+        raise CannotUndo(
+            f"Decisions can be undone for {UNDO_SECONDS // 60} minutes only; ask an admin to correct this one."
+        )
+    if not can_undo(decision):
+        raise CannotUndo(
+            f"A decision to {'reject' if decision.decision == 'rejected' else 'redact'} cannot be undone: "
+            "the screen's original bytes are already deleted."
+        )
+    item = ReviewItem.objects.select_for_update().select_related("asset").filter(asset_id=decision.asset_id).first()
+    later = ReviewDecision.objects.filter(asset_id=decision.asset_id, created_at__gt=decision.created_at)
+    if item is None or item.asset.review_state != Asset.ReviewState.CLEARED or later.exists():
+        raise CannotUndo("This screen has been decided on again since; undo is no longer possible.")
+    for _receiver, reason in undoing_approval.send(sender=ReviewDecision, asset=item.asset, since=decision.created_at):
+        if reason:
+            raise CannotUndo(f"Too late to undo: {reason}")
+    Asset.objects.filter(pk=item.asset_id).update(review_state=Asset.ReviewState.PENDING_REVIEW)
+    item.decided_at, item.claimed_by, item.claimed_until = None, reviewer, now + timedelta(minutes=CLAIM_MINUTES)
+    item.save(update_fields=["decided_at", "claimed_by", "claimed_until"])
+    decision.undone_at = now
+    decision.save(update_fields=["undone_at"])
+    return item

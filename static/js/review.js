@@ -1,5 +1,6 @@
 // The review page: draws the pre-screen's boxes over the screenshot, lets the reviewer
-// draw more by dragging, and maps the keys A (approve), R (redact), X (reject) and S (skip).
+// draw more by dragging (and remove them), and maps the keys A (approve), R (redact),
+// X (reject) and S (skip); U (undo) is with the undo toast.
 (function () {
   "use strict";
   var frame = document.getElementById("review-image");
@@ -28,29 +29,53 @@
     });
   });
 
-  // Dragging on the picture draws a box, in image pixels.
-  var start = null, ghost = null;
+  // Dragging on the picture draws a box, in image pixels: with a mouse, a finger or a
+  // pen (pointer events; the frame's touch-action keeps a drag from scrolling the page).
+  var start = null, ghost = null, pointer = null;
   function point(event) {
     var rect = frame.getBoundingClientRect();
     return [((event.clientX - rect.left) / rect.width) * width, ((event.clientY - rect.top) / rect.height) * height];
   }
-  frame.addEventListener("mousedown", function (event) {
+  function spanned(from, to) {
+    return [Math.min(from[0], to[0]), Math.min(from[1], to[1]), Math.abs(to[0] - from[0]), Math.abs(to[1] - from[1])];
+  }
+  frame.addEventListener("pointerdown", function (event) {
+    if (event.target.closest(".delete-box") || (event.pointerType === "mouse" && event.button !== 0)) return;
     start = point(event);
+    pointer = event.pointerId;
     ghost = overlay([start[0], start[1], 0, 0], "drawn");
+    frame.setPointerCapture(event.pointerId);
     event.preventDefault();
   });
-  window.addEventListener("mousemove", function (event) {
-    if (!start) return;
-    var now = point(event);
-    place(ghost, [Math.min(start[0], now[0]), Math.min(start[1], now[1]), Math.abs(now[0] - start[0]), Math.abs(now[1] - start[1])]);
+  frame.addEventListener("pointermove", function (event) {
+    if (!start || event.pointerId !== pointer) return;
+    place(ghost, spanned(start, point(event)));
   });
-  window.addEventListener("mouseup", function (event) {
-    if (!start) return;
-    var now = point(event);
-    var box = [Math.min(start[0], now[0]), Math.min(start[1], now[1]), Math.abs(now[0] - start[0]), Math.abs(now[1] - start[1])];
-    if (box[2] > 3 && box[3] > 3) drawn.push(box.map(Math.round)); else ghost.remove();
+  function finish(event) {
+    if (!start || event.pointerId !== pointer) return;
+    var box = spanned(start, point(event)).map(Math.round);
+    if (event.type === "pointerup" && box[2] > 3 && box[3] > 3) keep(box, ghost); else ghost.remove();
     start = null;
-  });
+    pointer = null;
+  }
+  frame.addEventListener("pointerup", finish);
+  frame.addEventListener("pointercancel", finish);
+
+  // A drawn box carries its own × button, which takes it out again.
+  function keep(box, element) {
+    drawn.push(box);
+    var remove = document.createElement("button");
+    remove.type = "button";
+    remove.className = "delete-box";
+    remove.textContent = "×";
+    remove.setAttribute("aria-label", "Remove this box");
+    remove.setAttribute("data-testid", "delete-box");
+    remove.addEventListener("click", function () {
+      drawn.splice(drawn.indexOf(box), 1);
+      element.remove();
+    });
+    element.appendChild(remove);
+  }
 
   function chosenBoxes() {
     var boxes = [];
