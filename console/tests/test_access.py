@@ -10,7 +10,7 @@ from releases.tests.helpers import release
 
 pytestmark = pytest.mark.django_db
 
-PAGES = ["console:index", "console:batches", "console:references", "console:releases", "console:release-new",
+PAGES = ["console:index", "console:batches", "console:reference-answers", "console:releases", "console:release-new",
          "console:runs"]  # fmt: skip
 
 

@@ -35,10 +35,10 @@ def _pair(keyword):
 
 def test_the_test_split_is_offered_and_the_ticked_pairs_are_chosen(admin_client, draft, admin_user):
     teal, pink = _pair("teal"), _pair("pink")
-    page = admin_client.get(reverse("console:references")).content.decode()
+    page = admin_client.get(reverse("console:reference-answers")).content.decode()
     assert f'name="qa_pairs" value="{teal.pk}"' in page and f'name="qa_pairs" value="{pink.pk}"' in page
     assert f'name="qa_pairs" value="{_pair("white").pk}"' not in page  # train
-    response = admin_client.post(reverse("console:references"), {"release": draft.pk, "qa_pairs": [teal.pk]},
+    response = admin_client.post(reverse("console:reference-answers"), {"release": draft.pk, "qa_pairs": [teal.pk]},
                                  follow=True)  # fmt: skip
     assert "1 pair of the test split of trail 1.0.0 now collect reference answers." in response.content.decode()
     chosen = ReferenceSet.objects.get()
@@ -48,7 +48,7 @@ def test_the_test_split_is_offered_and_the_ticked_pairs_are_chosen(admin_client,
 
 def test_an_unknown_id_is_refused_by_name_and_nothing_is_chosen(admin_client, draft):
     teal = _pair("teal")
-    response = admin_client.post(reverse("console:references"),
+    response = admin_client.post(reverse("console:reference-answers"),
                                  {"release": draft.pk, "qa_pairs": [teal.pk], "typed": "987654"})  # fmt: skip
     page = response.content.decode()
     assert response.status_code == 400
@@ -61,7 +61,7 @@ def test_an_ineligible_pair_is_refused_with_its_reason_and_nothing_is_chosen(adm
     teal, white = _pair("teal"), _pair("white")
     pending = data.webqa_image_pair(rater, keyword="teal", negatives=0, state="pending_validation")
     typed = f"{white.pk}, {pending.pk}"
-    response = admin_client.post(reverse("console:references"),
+    response = admin_client.post(reverse("console:reference-answers"),
                                  {"release": draft.pk, "qa_pairs": [teal.pk], "typed": typed})  # fmt: skip
     page = response.content.decode()
     assert response.status_code == 400
@@ -71,14 +71,16 @@ def test_an_ineligible_pair_is_refused_with_its_reason_and_nothing_is_chosen(adm
 
 
 def test_typing_what_is_not_an_id_or_nothing_is_refused(admin_client, draft):
-    page = admin_client.post(reverse("console:references"), {"release": draft.pk, "typed": "12, abc"}).content.decode()
+    page = admin_client.post(
+        reverse("console:reference-answers"), {"release": draft.pk, "typed": "12, abc"}
+    ).content.decode()
     assert "Not QA pair ids: abc. Type whole numbers only." in page
-    page = admin_client.post(reverse("console:references"), {"release": draft.pk}).content.decode()
+    page = admin_client.post(reverse("console:reference-answers"), {"release": draft.pk}).content.decode()
     assert "Tick at least one pair, or type its id." in page
     assert not ReferenceSet.objects.exists()
 
 
 def test_without_a_draft_release_the_page_says_to_define_one(admin_client, rater):
     data.webqa_image_pair(rater, negatives=0)
-    page = admin_client.get(reverse("console:references")).content.decode()
+    page = admin_client.get(reverse("console:reference-answers")).content.decode()
     assert "Define the next WebQA release first" in page
