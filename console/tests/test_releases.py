@@ -151,3 +151,20 @@ def test_any_two_versions_compare_in_either_order(admin_client, versions):
     assert "Choose two different versions: both are shops 1.0.0." in page
     page = admin_client.get(url, {"one": first.pk, "other": 999999}).content.decode()
     assert "Select a valid choice" in page
+
+
+def test_download_all_streams_from_s3_file_by_file(admin_client, admin_user, rater, s3):
+    data.screen_pair(rater)
+    data.webqa_text_pair(rater)
+    published = build_now(release(admin_user, name="shops", families=["webquest", "webqa"]))
+    assert published.state == "published", published.message
+    client, bucket = s3
+    keys = {item["Key"] for item in client.list_objects_v2(Bucket=bucket)["Contents"]}
+    assert f"{published.storage_prefix}/manifest.json" in keys  # the files are in the bucket, not on disk
+    response = admin_client.get(reverse("console:release-archive", args=[published.pk]))
+    chunks = list(response.streaming_content)
+    assert len(chunks) > published.files.count()  # sent as it is read, not gathered first
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(chunks)))
+    for release_file in published.files.all():
+        body = archive.read(f"shops-1.0.0/{release_file.path}")
+        assert hashlib.sha256(body).hexdigest() == release_file.sha256
