@@ -130,8 +130,15 @@ async function currentState() {
       stepCount: trace?.stepIds.length ?? 0,
     },
     latestTraceId: traces[0]?.id ?? null,
+    latestTrace: traces[0] ? traceSummary(traces[0]) : null,
     settings,
   };
+}
+
+/** What the popup shows of a trace once its recording stopped. */
+function traceSummary(trace) {
+  const { id, state, batch, batchName, categoryName, serverId, upload } = trace;
+  return { id, state, batch, batchName, categoryName, serverId, upload, stepCount: trace.stepIds.length };
 }
 
 /** Categories, trace batches and the block list, each kept as it was when its call fails. */

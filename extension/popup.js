@@ -1,8 +1,12 @@
 /** The toolbar popup (also works opened as a tab, which is how tests drive it). */
+import { stepLines, taskUrl, traceToReview, uploadStatus } from "./lib/afterstop.js";
 import { send } from "./lib/messages.js";
 
 const $ = (testId) => document.querySelector(`[data-testid="${testId}"]`);
 let state = null;
+let dismissed = null; // a stopped trace the rater left for later
+let justUploaded = null; // the trace uploaded while this popup was open
+let shownSteps = null; // the trace whose steps are listed
 
 function showError(error) {
   const box = $("error");
@@ -30,7 +34,9 @@ function render(next) {
 
   $("signed-in-as").textContent = state.account?.username ?? "?";
   $("platform").textContent = state.platformUrl;
-  document.getElementById("setup").hidden = status !== "idle";
+  const reviewing = traceToReview(state, { dismissed, justUploaded });
+  renderAfterStop(reviewing);
+  document.getElementById("setup").hidden = status !== "idle" || Boolean(reviewing);
   document.getElementById("controls").hidden = status === "idle";
   fillSelect($("category"), state.categories, { value: (c) => c.slug, label: (c) => c.name, empty: state.categories.length ? "" : "No categories" });
   fillSelect($("batch"), state.batches, { value: (b) => b.id, label: (b) => b.name, empty: "No batch" });
@@ -46,6 +52,28 @@ function render(next) {
   const catalogError = $("catalog-error");
   catalogError.textContent = state.catalogError ? `Could not refresh the lists: ${state.catalogError}` : "";
   catalogError.hidden = !state.catalogError;
+}
+
+// After Stop: the recorded steps, Upload, and once uploaded the way back to the task.
+function renderAfterStop(trace) {
+  document.getElementById("after-stop").hidden = !trace;
+  if (!trace) return;
+  $("after-stop-status").textContent = uploadStatus(trace);
+  $("after-stop-status").className = trace.upload?.error && trace.state !== "finished" ? "error" : "";
+  const finished = trace.state === "finished";
+  $("upload-now").hidden = finished;
+  $("upload-now").disabled = trace.state === "uploading" || trace.stepCount === 0;
+  $("upload-now").textContent = trace.upload?.error ? "Upload again" : "Upload";
+  $("review-full").hidden = finished;
+  $("after-upload").hidden = !finished;
+  $("task-link").href = taskUrl(state.platformUrl, trace) ?? "#";
+  $("record-another").textContent = finished ? "Record another trace" : "Upload later";
+  if (shownSteps !== `${trace.id}:${trace.stepCount}`) {
+    shownSteps = `${trace.id}:${trace.stepCount}`;
+    send("get-trace", { traceId: trace.id }).then(({ steps }) => {
+      $("recorded-steps").replaceChildren(...stepLines(steps).map((line) => Object.assign(document.createElement("li"), { textContent: line })));
+    }, showError);
+  }
 }
 
 async function act(type, payload, button) {
@@ -79,6 +107,25 @@ $("pause").addEventListener("click", () => act("pause", {}, $("pause")));
 $("resume").addEventListener("click", () => act("resume", {}, $("resume")));
 $("stop").addEventListener("click", () => act("stop", {}, $("stop")));
 $("sign-out").addEventListener("click", () => act("sign-out", {}, $("sign-out")));
+$("upload-now").addEventListener("click", () => {
+  const traceId = state.latestTrace.id;
+  showError(null);
+  $("upload-now").disabled = true;
+  // Progress arrives through storage while the upload runs in the service worker.
+  send("upload", { traceId })
+    .then(() => {
+      justUploaded = traceId;
+    })
+    .catch(() => {}) // the reason is on the trace (upload.error), shown from there
+    .finally(() => send("get-state").then(render, showError));
+});
+$("review-full").addEventListener("click", () => {
+  chrome.tabs.create({ url: chrome.runtime.getURL(`review.html?trace=${state.latestTrace.id}`) });
+});
+$("record-another").addEventListener("click", () => {
+  dismissed = state.latestTrace?.id ?? null;
+  render(state);
+});
 $("open-review").addEventListener("click", () => {
   const traceId = state?.recording.traceId ?? state?.latestTraceId;
   chrome.tabs.create({ url: chrome.runtime.getURL(`review.html${traceId ? `?trace=${traceId}` : ""}`) });

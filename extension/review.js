@@ -3,6 +3,7 @@
  * rater deletes steps that show personal data, then uploads. Reads screenshots straight
  * from IndexedDB; every change goes through the service worker.
  */
+import { taskUrl } from "./lib/afterstop.js";
 import { describeAction, send } from "./lib/messages.js";
 import { openScreens } from "./lib/screens.js";
 
@@ -12,6 +13,7 @@ const imageUrls = new Map(); // step id -> object URL of its screenshot
 const cards = new Map(); // step id -> its card element
 let view = null; // { trace, steps } on show
 let uploadRunning = false;
+let platformUrl = null; // for the link back to the platform once uploaded
 
 function showError(error) {
   $("error").textContent = error ? error.message ?? String(error) : "";
@@ -100,6 +102,9 @@ function renderUpload(trace, steps) {
 
   $("upload-done").hidden = !finished;
   $("upload-done").textContent = finished ? `Uploaded: ${steps.length} steps stored, trace #${trace.serverId} finished.` : "";
+  const link = taskUrl(platformUrl, trace);
+  $("task-link").hidden = !finished || !link;
+  if (link) $("task-link").href = link;
   $("upload-error").hidden = !upload?.error || finished;
   $("upload-error").textContent = upload?.error ? `Upload stopped: ${upload.error.message}` : "";
 }
@@ -252,4 +257,9 @@ chrome.storage.onChanged.addListener((changes, area) => {
   }, 100);
 });
 
-loadTraces(new URLSearchParams(location.search).get("trace")).catch(showError);
+send("get-state")
+  .then((state) => {
+    platformUrl = state.platformUrl;
+  })
+  .catch(() => {}) // signed out: no link back, the rest of the page still works
+  .finally(() => loadTraces(new URLSearchParams(location.search).get("trace")).catch(showError));

@@ -131,6 +131,9 @@ def test_record_pause_review_delete_and_upload_a_trace(chromium_with_extension, 
     popup.bring_to_front()
     popup.get_by_test_id("stop").click()
     expect(popup.get_by_test_id("state")).to_have_attribute("data-state", "idle")
+    expect(popup.get_by_test_id("after-stop")).to_be_visible()  # not straight back to "start"
+    expect(popup.get_by_test_id("recorded-steps").locator("li")).to_have_count(6)
+    expect(popup.get_by_test_id("start")).to_be_hidden()
 
     review = _extension_page(context, "review")
     steps = review.get_by_test_id("step")
@@ -143,6 +146,7 @@ def test_record_pause_review_delete_and_upload_a_trace(chromium_with_extension, 
     expect(steps).to_have_count(5)
     review.get_by_test_id("upload").click()
     expect(review.get_by_test_id("upload-done")).to_be_visible(timeout=60000)
+    expect(review.get_by_test_id("task-link")).to_have_attribute("href", f"{live_server.url}/#batch-{batch.pk}")
 
     trace = Trace.objects.get(author=rater)
     stored = list(TraceStep.objects.filter(trace=trace).order_by("position"))
@@ -200,3 +204,54 @@ def test_an_upload_cut_off_midway_resumes_without_duplicates_or_gaps(
     positions = list(trace.steps.order_by("position").values_list("position", flat=True))
     assert trace.state == "finished" and positions == [0, 1, 2, 3]
     assert TraceStep.objects.count() == 4
+
+
+def test_stop_offers_the_steps_to_check_and_upload_then_leads_back_to_the_task(
+    chromium_with_extension, live_server, demo_site, rater
+):
+    context, worker = chromium_with_extension
+    batch, key = _setup(live_server, rater, demo_site)
+    shop = context.pages[0] if context.pages else context.new_page()
+    shop.goto(demo_site.url + "/")
+    popup = _sign_in_and_start(context, live_server.url, key, rater, batch)
+    for name in ("Steel kettle", "Next kettle", "Next kettle"):
+        _click(shop, worker, name)
+    _flush(worker)
+    popup.bring_to_front()
+    popup.get_by_test_id("stop").click()
+
+    after = popup.get_by_test_id("after-stop")
+    expect(after.get_by_test_id("after-stop-status")).to_have_text("3 steps recorded. Check them, then upload.")
+    lines = after.get_by_test_id("recorded-steps").locator("li")
+    expect(lines).to_have_count(3)
+    expect(lines.first).to_contain_text("1. click “Steel kettle”")
+    after.get_by_test_id("upload-now").click()
+    expect(after.get_by_test_id("after-stop-status")).to_have_text("Uploaded: 3 steps stored.", timeout=60000)
+    link = after.get_by_test_id("task-link")
+    expect(link).to_have_attribute("href", f"{live_server.url}/#batch-{batch.pk}")
+    assert Trace.objects.get(author=rater).state == "finished"
+
+    with context.expect_page() as opened:
+        link.click()
+    platform = opened.value
+    platform.wait_for_load_state()
+    assert platform.url.startswith(f"{live_server.url}/")  # the platform (its log-in page when signed out)
+
+    popup.bring_to_front()
+    after.get_by_test_id("record-another").click()
+    expect(after).to_be_hidden()
+    expect(popup.get_by_test_id("start")).to_be_visible()
+
+
+def test_the_extension_wears_the_platforms_colours(chromium_with_extension):
+    context, _worker = chromium_with_extension
+    popup = _extension_page(context, "popup")
+    colours = popup.evaluate(
+        """() => {
+        const root = getComputedStyle(document.documentElement);
+        return ["--ink", "--muted", "--brand", "--danger", "--ok", "--bg"].map((name) => root.getPropertyValue(name).trim());
+    }"""
+    )
+    assert colours == ["#1d2330", "#5b6475", "#1f6feb", "#b42318", "#067647", "#f6f7f9"]
+    button = popup.get_by_test_id("sign-in")
+    assert button.evaluate("b => getComputedStyle(b).backgroundColor") == "rgb(31, 111, 235)"
