@@ -103,3 +103,25 @@ def test_the_list_shows_each_batchs_progress(admin_client):
     )
     page = admin_client.get(reverse("console:batches")).content.decode()
     assert "Demo" in page and "0 approved, 0 submitted, 0 out, of 4" in page
+
+
+def test_a_navigation_batch_picks_its_sites_and_is_filled_from_their_graphs(admin_client, rater):
+    from corpus.models import Site
+    from tests.navigation import recorded_site
+
+    shop = recorded_site(rater)
+    other = recorded_site(rater, host="other.example")
+    page = admin_client.get(reverse("console:batch-new", args=["navigation_qa"])).content.decode()
+    assert f'name="sites" value="{shop.pk}"' in page and f'name="sites" value="{other.pk}"' in page
+    admin_client.post(reverse("console:batch-new", args=["navigation_qa"]), {
+        "name": "Shop routes", "reward": "0.2", "spot_check_percent": 10, "min_approved_count": 0,
+        "sites": [shop.pk], "targets_per_site": 2, "seed": 7,
+    })  # fmt: skip
+    batch = Batch.objects.get()
+    assert batch.kind_settings == {"sites": [shop.pk], "targets_per_site": 2, "seed": 7}
+    page = admin_client.get(reverse("console:batch", args=[batch.pk])).content.decode()
+    assert 'data-testid="fill-batch"' in page
+    response = admin_client.post(reverse("console:batch-action", args=[batch.pk, "fill"]), follow=True)
+    assert "Shop routes”: 2 navigation tasks added" in response.content.decode()
+    assert {task.payload["site"] for task in batch.tasks.all()} == {shop.pk}
+    assert batch.tasks.count() == 2 and Site.objects.count() == 2
