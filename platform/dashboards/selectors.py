@@ -120,6 +120,13 @@ def batch_progress():
     return rows
 
 
+def submissions_by_hour(*, days=30, by_kind=False):
+    """Submissions per hour over the last ``days`` days, by task kind or all together:
+    ``{(hour, kind or None): n}``, for charts that choose their own buckets."""
+    key = F("batch__kind") if by_kind else None
+    return _submissions(since=timezone.now() - timedelta(days=days), key=key, period=TruncHour)
+
+
 def completion_by_day(days=30):
     """Submissions per day, for the completion chart."""
     counts = _submissions(since=timezone.now() - timedelta(days=days), period=TruncDay)
@@ -141,20 +148,23 @@ def queues():
     }
     for queue, label in ReviewItem.Queue.choices:
         row = review.get(queue, {"depth": 0, "oldest": None})
-        rows.append({"queue": f"{label} review", "depth": row["depth"], "oldest": row["oldest"]})
+        rows.append(
+            {"key": f"review:{queue}", "queue": f"{label} review", "depth": row["depth"], "oldest": row["oldest"]}
+        )
     pending = QAPair.objects.filter(state=QAPair.State.PENDING_VALIDATION).aggregate(
         depth=Count("id"), oldest=Min("created_at")
     )
-    rows.append({"queue": "Validation (QA pairs waiting)", **pending})
+    rows.append({"key": "validation", "queue": "Validation (QA pairs waiting)", **pending})
     collecting = (
         ReferenceSet.objects.annotate(answers_in=Count("answers"))
         .filter(answers_in__lt=F("task__assignments_wanted"))
         .aggregate(depth=Count("id"), oldest=Min("created_at"))
     )
-    rows.append({"queue": "Reference answers (test items still collecting)", **collecting})
+    rows.append({"key": "references", "queue": "Reference answers (test items still collecting)", **collecting})
     waiting = Assignment.objects.filter(state=State.SUBMITTED, submitted_at__isnull=False)
     rows.append(
         {
+            "key": "decisions",
             "queue": "Submissions waiting for a decision",
             **BatchStateTotal.objects.filter(state=State.SUBMITTED).aggregate(depth=Coalesce(Sum("assignments"), 0)),
             **waiting.aggregate(oldest=Min("submitted_at")),
@@ -297,6 +307,7 @@ def dataset():
         "question_category": "question_category",
     }
     names = dict(Category.objects.values_list("pk", "name"))
+    ids = {name: pk for pk, name in names.items()}
     counts = {name: Counter() for name in breakdowns}
     keys = ["family", "split_kind", "category_id", "state", "question_category"]
     for row in QAPairTotal.objects.values(*keys).annotate(n=Sum("pairs")).order_by():
@@ -311,6 +322,8 @@ def dataset():
         ]
         for name in breakdowns
     }
+    for row in by["category"]:
+        row["category_id"] = ids.get(row["category__name"])  # for links; not a column of the CSV
     reasoning = Counter({value: 0 for value in ReasoningType.values})
     for row in QAPairTotal.objects.values("reasoning_types").annotate(n=Sum("pairs")).order_by():
         # What the database's case-insensitive LIKE on the list's JSON text matches.

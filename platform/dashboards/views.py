@@ -1,18 +1,23 @@
 """Staff dashboards. Every table can be downloaded as CSV (``?format=csv``)."""
 
 import csv
-import json
+from datetime import timedelta
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.paginator import Paginator
-from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
 
 from accounts.models import Role, User
 from accounts.permissions import role_required
+from corpus.models import QAPair, ReasoningType
+from hits import registry
+from hits.models import Batch
 
-from . import columns, selectors, services
+from . import charts, columns, selectors, services
 
 DASHBOARDS = "Dashboards are for admins; reviewers see the queues."
 
@@ -35,8 +40,55 @@ def _csv(name, rows, columns):
     return response
 
 
-def _chart(data):
-    return json.dumps(data, cls=DjangoJSONEncoder)
+_chart = charts.as_json
+
+
+def _listing(admin_list, **filters):
+    """The admin's list of some rows, filtered; for the figures that count them."""
+    return f"{reverse(f'admin:{admin_list}_changelist')}?{urlencode(filters)}"
+
+
+def _page(name, *args):
+    """The URL of another app's page, or None if it has none by that name (a missing link
+    is better than a broken dashboard)."""
+    try:
+        return reverse(name, args=args)
+    except NoReverseMatch:
+        return None
+
+
+def _kind_names():
+    return dict(registry.choices())
+
+
+def _batch_rows(rows):
+    """Batch rows with their kind and state as people name them, and the lists behind
+    their figures: the tasks, the assignments in each state, the console's batch page."""
+    kinds, states = _kind_names(), dict(Batch.State.choices)
+    for row in rows:
+        row["kind_name"] = kinds.get(row["kind"], row["kind"])
+        row["state_name"] = states.get(row["state"], row["state"])
+        row["tasks_link"] = _listing("hits_task", batch__id__exact=row["id"])
+        row["state_links"] = {
+            state: _listing("hits_assignment", batch__id__exact=row["id"], state__exact=state)
+            for state in ("assigned", "submitted", "approved", "rejected", "returned", "expired")
+        }
+    return rows
+
+
+def _queue_rows(rows, user):
+    """Queue rows, each with the page that lists its items (the admin's lists for admins)."""
+    links = {
+        "validation": lambda: _listing("corpus_qapair", state__exact=QAPair.State.PENDING_VALIDATION),
+        "references": lambda: _page("console:reference-answers"),
+        "decisions": lambda: _listing("hits_assignment", state__exact="submitted"),
+    }
+    for row in rows:
+        if row["key"].startswith("review:"):
+            row["link"] = _page("moderation:queues")
+        elif user.is_admin:
+            row["link"] = links[row["key"]]()
+    return rows
 
 
 BATCH_COLUMNS = ["id", "name", "kind", "state", "tasks", "wanted", "assigned", "submitted", "approved", "rejected",
@@ -47,7 +99,12 @@ BATCH_COLUMNS = ["id", "name", "kind", "state", "tasks", "wanted", "assigned", "
 def overview(request):
     _fold_without_beat()
     return render(
-        request, "dashboards/overview.html", {"queues": selectors.queues(), "batches": selectors.batch_progress()[:10]}
+        request,
+        "dashboards/overview.html",
+        {
+            "queues": _queue_rows(selectors.queues(), request.user),
+            "batches": _batch_rows(selectors.batch_progress()[:10]),
+        },
     )
 
 
@@ -57,9 +114,12 @@ def batches(request):
     rows = selectors.batch_progress()
     if request.GET.get("format") == "csv":
         return _csv("batches", rows, BATCH_COLUMNS)
-    daily = selectors.completion_by_day()
-    chart = {"labels": [row["day"].date() for row in daily], "values": [row["submitted"] for row in daily]}
-    return render(request, "dashboards/batches.html", {"rows": rows, "chart": _chart(chart)})
+    chart = {**charts.time_series(selectors.submissions_by_hour(), empty="Submissions"), "y_title": "Submissions"}
+    return render(
+        request,
+        "dashboards/batches.html",
+        {"rows": _batch_rows(rows), "chart": _chart(chart), "bucket": chart["bucket"]},
+    )
 
 
 @role_required(Role.REVIEWER, DASHBOARDS)
@@ -68,29 +128,31 @@ def queues(request):
     rows = selectors.queues()
     if request.GET.get("format") == "csv":
         return _csv("queues", rows, ["queue", "depth", "oldest", "age_hours"])
-    return render(request, "dashboards/queues.html", {"rows": rows})
+    return render(request, "dashboards/queues.html", {"rows": _queue_rows(rows, request.user)})
 
 
 @role_required(Role.ADMIN, DASHBOARDS)
 def throughput(request):
     _fold_without_beat()
-    hourly, daily = selectors.throughput()
     if request.GET.get("format") == "csv":
+        hourly, daily = selectors.throughput()
         rows = [{"granularity": "hour", **row} for row in hourly] + [{"granularity": "day", **row} for row in daily]
         return _csv("throughput", rows, ["granularity", "period", "kind", "submitted"])
-    return render(request, "dashboards/throughput.html", {"hourly": _series(hourly), "daily": _series(daily)})
-
-
-def _series(rows):
-    """Chart.js data: one line per kind over the periods."""
-    periods = sorted({row["period"] for row in rows})
-    kinds = sorted({row["kind"] for row in rows})
-    counts = {(row["period"], row["kind"]): row["submitted"] for row in rows}
-    return _chart(
+    counts = selectors.submissions_by_hour(by_kind=True)
+    since = timezone.now() - timedelta(hours=48)
+    recent = {(hour, kind): n for (hour, kind), n in counts.items() if hour >= since - timedelta(hours=1)}
+    names = _kind_names()
+    recent_chart = {**charts.time_series(recent, names=names), "y_title": "Submissions", "stacked": True}
+    month_chart = {**charts.time_series(counts, names=names), "y_title": "Submissions", "stacked": True}
+    return render(
+        request,
+        "dashboards/throughput.html",
         {
-            "labels": [period.isoformat() for period in periods],
-            "datasets": [{"label": kind, "data": [counts.get((p, kind), 0) for p in periods]} for kind in kinds],
-        }
+            "recent": _chart(recent_chart),
+            "month": _chart(month_chart),
+            "recent_bucket": recent_chart["bucket"],
+            "month_bucket": month_chart["bucket"],
+        },
     )
 
 
@@ -141,6 +203,40 @@ def worker(request, user_id):
     return render(request, "dashboards/worker.html", {"person": person, "page": page})
 
 
+# The dataset page's breakdowns: heading, the names of the values, and the admin's filter
+# for the QA pairs behind each count (None: the admin cannot list them by it).
+BREAKDOWNS = {
+    "family": ("Family", dict(QAPair.Family.choices), "family__exact"),
+    "split_kind": ("Split", dict(QAPair.SplitKind.choices), "split_kind__exact"),
+    "category": ("Website category", {}, "category__id__exact"),
+    "state": ("State", dict(QAPair.State.choices), "state__exact"),
+    "question_category": ("Question category", {}, "question_category__exact"),
+    "reasoning_type": ("Reasoning type", dict(ReasoningType.choices), None),
+}
+
+
+def _breakdown(name, rows):
+    """A breakdown's rows for people: the value's name, the count, the QA pairs behind it."""
+    _heading, labels, lookup = BREAKDOWNS[name]
+    shown = []
+    for row in rows:
+        value = next(iter(row.values()))
+        link = None
+        if name == "category":
+            value, link = (
+                row["category__name"],
+                (
+                    _listing("corpus_qapair", category__id__exact=row["category_id"])
+                    if row["category_id"] is not None
+                    else _listing("corpus_qapair", category__isnull="True")
+                ),
+            )
+        elif lookup is not None:
+            link = _listing("corpus_qapair", **{lookup: value or ""})
+        shown.append({"name": labels.get(value, value) or "(none)", "n": row["n"], "link": link if row["n"] else None})
+    return shown
+
+
 @role_required(Role.ADMIN, DASHBOARDS)
 def dataset(request):
     _fold_without_beat()
@@ -153,14 +249,26 @@ def dataset(request):
             return _csv("screens-per-example", per_example, ["screens", "examples"])
         rows = by.get(table, by["family"])
         return _csv(f"qa-pairs-by-{table}", rows, [next(iter(rows[0]), table), "n"] if rows else [table, "n"])
-    charts = {
-        "trace": _chart({"labels": [r["screens"] for r in per_trace], "values": [r["traces"] for r in per_trace]}),
-        "example": _chart(
-            {"labels": [r["screens"] for r in per_example], "values": [r["examples"] for r in per_example]}
-        ),
+    charts_data = {
+        "trace": _chart(_histogram(per_trace, "traces", "Traces")),
+        "example": _chart(_histogram(per_example, "examples", "Multi-screen QA pairs")),
     }
+    breakdowns = [(name, BREAKDOWNS[name][0], _breakdown(name, rows)) for name, rows in by.items()]
     return render(
         request,
         "dashboards/dataset.html",
-        {"by": by, "per_trace": per_trace, "per_example": per_example, "charts": charts},
+        {"breakdowns": breakdowns, "per_trace": per_trace, "per_example": per_example, "charts": charts_data},
     )
+
+
+def _histogram(rows, counted, name):
+    """Bars for 1, 2, 3 … screens up to the most, the missing ones as zero."""
+    counts = {row["screens"]: row[counted] for row in rows}
+    top = max(counts, default=0)
+    bars = range(1, top + 1)
+    return {
+        "labels": [f"{n} screen{'s' if n != 1 else ''}" for n in bars],
+        "datasets": [{"label": name, "data": [counts.get(n, 0) for n in bars]}],
+        "x_title": "Screens",
+        "y_title": name,
+    }
