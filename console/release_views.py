@@ -12,7 +12,7 @@ from releases import selectors, services
 from releases.archive import archive_name, stream_archive
 from releases.diff import compare
 from releases.models import Release
-from releases.preview import is_empty, split_preview
+from releases.preview import split_preview
 from releases.rendering import datasheet_html
 
 from .access import staff_only
@@ -118,10 +118,8 @@ def _comparison(request, release, versions):
 @require_POST
 def release_build(request, release_id):
     release = get_object_or_404(Release, pk=release_id)
-    if release.state == Release.State.DRAFT and is_empty(release=release):
-        messages.error(request, f"{release} would be empty: there is nothing to build. {services.EMPTY_ADVICE}")
-        return redirect("console:release", release_id=release.pk)
     try:
+        services.check_not_empty(release=release)
         release = services.start_build(release=release)
     except DomainError as refusal:
         messages.error(request, refusal.message)

@@ -80,7 +80,7 @@ def test_a_definition_that_cannot_build_is_refused_beside_its_field(admin_client
 def test_building_an_empty_draft_is_refused(admin_client, admin_user, pairs):
     draft = release(admin_user, families=["webvln"])  # defined elsewhere, e.g. over the API
     response = admin_client.post(reverse("console:release-build", args=[draft.pk]), follow=True)
-    assert "would be empty: there is nothing to build" in response.content.decode()
+    assert "trail 1.0.0 would hold no QA pairs: there is nothing to build." in response.content.decode()
     assert Release.objects.get(pk=draft.pk).state == "draft"
 
 

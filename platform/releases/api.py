@@ -1,6 +1,7 @@
 """REST API for releases: researchers list published releases, read their manifest and
 datasheet, download files and compare versions; admins define and build them."""
 
+from django.db import transaction
 from django.http import FileResponse, HttpResponseRedirect
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -166,9 +167,11 @@ class ReleaseViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
                 raise NotFound(f"There is no release {data['parent']}.")
         build = data.pop("build")
         data.pop("parent", None)
-        release = services.create_release(**data, parent=parent, created_by=request.user)
-        if build:
-            release = services.start_build(release=release)
+        with transaction.atomic():  # an empty release is refused whole, not left as a draft
+            release = services.create_release(**data, parent=parent, created_by=request.user)
+            if build:
+                services.check_not_empty(release=release)
+                release = services.start_build(release=release)
         return Response(ReleaseDetailSerializer(release).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={202: ReleaseSerializer})
@@ -176,7 +179,9 @@ class ReleaseViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     def build(self, request, pk=None):
         """Starts the build of a draft or failed release (or one whose worker died)."""
         self._admin()
-        release = services.start_build(release=self.get_object())
+        release = self.get_object()
+        services.check_not_empty(release=release)
+        release = services.start_build(release=release)
         return Response(ReleaseSerializer(release).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(responses={200: ReleaseFileSerializer(many=True)})

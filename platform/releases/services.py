@@ -113,6 +113,18 @@ def start_build(*, release):
 EMPTY_ADVICE = "Include other families or QA states, or wait until more QA pairs are accepted."
 
 
+class EmptyRelease(DomainError):
+    code = "empty_release"
+
+
+def check_not_empty(*, release):
+    """Refuses to build a draft (or failed) release that would publish no QA pair."""
+    from .preview import is_empty
+
+    if release.state in (Release.State.DRAFT, Release.State.FAILED) and is_empty(release=release):
+        raise EmptyRelease(f"{release} would hold no QA pairs: there is nothing to build. {EMPTY_ADVICE}")
+
+
 def build_started_message(release):
     """What to tell the admin who started a build, from the release as it is now: a build
     run at once (no worker) may already have published or failed."""

@@ -15,7 +15,6 @@ from . import selectors, services
 from .api import serve
 from .diff import diff_summary
 from .evaluation import BadPredictions
-from .preview import is_empty
 from .rendering import datasheet_html
 
 
@@ -72,10 +71,8 @@ def release_build(request, release_id):
     if not request.user.has_role(Role.ADMIN):
         raise Http404("There is no such release.")
     release = _release(request, release_id)
-    if release.state == release.State.DRAFT and is_empty(release=release):
-        messages.error(request, f"{release} would hold no QA pairs: there is nothing to build. {services.EMPTY_ADVICE}")
-        return redirect("releases:detail", release_id=release.pk)
     try:
+        services.check_not_empty(release=release)
         release = services.start_build(release=release)
     except DomainError as error:
         messages.error(request, error.message)
