@@ -123,8 +123,10 @@
     }
 
     var timer = null;
+    var forgotten = false;
     function save() {
       timer = null;
+      if (forgotten) return;
       var values = read(form);
       try {
         if (hasContent(values) && !same(values, initial)) store.setItem(name, JSON.stringify({ saved_at: Date.now(), values: values }));
@@ -154,7 +156,9 @@
           /* the draft is then simply kept until the next visit clears it */
         }
       } else if (/\/return\/?$/.test(sent.getAttribute("action") || "")) {
+        forgotten = true;
         if (timer) clearTimeout(timer);
+        timer = null;
         store.removeItem(name);
       }
     });
