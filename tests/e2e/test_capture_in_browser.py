@@ -1,6 +1,7 @@
 """Raters capture screens and write questions in a real browser, reloading mid-way."""
 
 import base64
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -136,6 +137,29 @@ def test_multi_screen_task_added_by_picker_drop_and_paste_reordered_and_reloaded
     expect(items).to_have_count(3)
     expect(items.nth(1).get_by_label("What this screen adds")).to_have_value("the kettle's price at shop-c")
     expect(page.get_by_label("Comparison")).to_be_checked()
+
+    # A screen without its address: the summary and the message beside it say which screen.
+    second = items.nth(1).get_by_label("Page address")
+    second.fill("")
+    page.get_by_role("button", name="Submit", exact=True).click()
+    errors = page.get_by_test_id("form-errors")
+    expect(errors).to_be_focused()
+    expect(errors).to_contain_text("Screen 2: Enter the page’s address.")
+    second = page.get_by_test_id("screen-item").nth(1).get_by_label("Page address")
+    expect(page.get_by_test_id("screen-item").nth(1).get_by_test_id("field-error")).to_have_text(
+        "Screen 2: Enter the page’s address."
+    )
+    errors.get_by_role("link", name="Screen 2: Enter the page’s address.").click()
+    expect(second).to_be_focused()
+    expect(second).to_have_attribute("aria-invalid", "true")
+    second.fill("https://shop-c.test/kettle")
+
+    # The preview opens full size in the viewer.
+    page.get_by_test_id("screen-item").first.locator("img").click()
+    expect(page.get_by_test_id("viewer-count")).to_have_text("1 of 3")
+    expect(page.get_by_test_id("viewer-image")).to_have_attribute("src", re.compile(r"/assets/\d+/$"))
+    page.keyboard.press("Escape")
+    expect(page.get_by_test_id("viewer")).to_be_hidden()
 
     _tick_and_submit(page, "Arithmetic")
 
