@@ -111,8 +111,8 @@ def api_server(transactional_db, media, tmp_path):
                 with urllib.request.urlopen(f"{url}/api/v1/schema/", timeout=5) as response:
                     if response.status == 200:
                         break
-            except (urllib.error.URLError, ConnectionError):
-                pass
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass  # not up yet, or the first schema still being built on a busy machine
             if server.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("gunicorn did not start:\n" + (tmp_path / "gunicorn.log").read_text())
             time.sleep(0.2)

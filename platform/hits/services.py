@@ -135,8 +135,7 @@ def request_next_task(*, worker, batch_id):
 
 
 def _request_next_task(*, worker, batch_id):
-    profile = RaterProfile.objects.get(user=worker)
-    batch = selectors.batch_for_hand_out(batch_id=batch_id, worker_id=worker.pk)
+    batch, profile = selectors.hand_out_facts(batch_id=batch_id, worker_id=worker.pk)
     if batch is None:
         raise BatchNotFound(f"There is no batch {batch_id}.")
     if batch.state != Batch.State.OPEN:

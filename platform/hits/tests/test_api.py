@@ -221,12 +221,12 @@ def test_hand_out_and_submit_take_a_fixed_number_of_queries(rater, api_for, djan
     client = api_for(rater)
     batch = open_batch(tasks=40)
     client.get("/api/v1/me/")  # the token's first use records last_used_at
-    # Hand-out: the profile, the batch with what it asks of the worker, and the claiming
-    # statement (with the SAVEPOINT and RELEASE the test's own transaction adds around
-    # it); submission: the assignment, and the statement recording the answer. The token
-    # is read from the cache.
+    # Hand-out: the batch with the worker's profile and what the batch asks of them, and
+    # the claiming statement (with the SAVEPOINT and RELEASE the test's own transaction
+    # adds around it); submission: the assignment, and the statement recording the
+    # answer. The token is read from the cache.
     for _ in range(3):
-        with django_assert_max_num_queries(5):
+        with django_assert_max_num_queries(4):
             assignment = client.post("/api/v1/assignments/", {"batch": batch.pk}, format="json").json()
         with django_assert_max_num_queries(2):
             client.post(f"/api/v1/assignments/{assignment['id']}/submit/", {"answer": GOOD_ANSWER}, format="json")
@@ -262,3 +262,48 @@ def test_someone_elses_assignment_refuses_a_submission_and_keeps_it_open(rater, 
     )
     api_error(response, 403, "not_your_assignment")
     assert Assignment.objects.get(pk=assignment["id"]).state == "assigned"
+
+
+def test_the_hand_out_and_submission_answer_exactly_what_the_assignment_serializer_gives(rater, reviewer, api_for):
+    from hits import services
+    from hits.serializers import AssignmentSerializer, assignment_data
+
+    client = api_for(rater)
+    batch = open_batch(tasks=2, reward="0.25")
+    handed = client.post("/api/v1/assignments/", {"batch": batch.pk}, format="json").json()
+    stored = Assignment.objects.select_related("batch", "task").get(pk=handed["id"])
+    assert handed == AssignmentSerializer(stored).data == assignment_data(stored)
+    submitted = client.post(
+        f"/api/v1/assignments/{handed['id']}/submit/", {"answer": GOOD_ANSWER, "active_seconds": 0}, format="json"
+    ).json()
+    stored = Assignment.objects.select_related("batch", "task").get(pk=handed["id"])
+    assert submitted == AssignmentSerializer(stored).data
+    services.approve_assignment(assignment_id=stored.pk, actor=reviewer)
+    services.grant_bonus(assignment_id=stored.pk, actor=reviewer, amount="1.5", reason="Careful work.")
+    stored = Assignment.objects.select_related("batch", "task").get(pk=handed["id"])
+    assert assignment_data(stored) == AssignmentSerializer(stored).data
+    assert assignment_data(stored)["pay"] == "0.25" and assignment_data(stored)["bonus"] == "1.50"
+
+
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"answer": GOOD_ANSWER, "active_seconds": None}, "active_seconds"),
+        ({"answer": GOOD_ANSWER, "active_seconds": -1}, "active_seconds"),
+        ({"answer": GOOD_ANSWER, "active_seconds": True}, "active_seconds"),
+        ({"answer": "seven"}, "answer"),
+        ({}, "answer"),
+    ],
+)
+def test_a_submission_body_the_serializer_refuses_is_refused_with_its_field(rater, api_for, body, field):
+    client = api_for(rater)
+    assignment = _take(client, open_batch(tasks=1))
+    response = client.post(f"/api/v1/assignments/{assignment['id']}/submit/", body, format="json")
+    assert field in api_error(response, 400, "invalid")["fields"]
+    assert Assignment.objects.get(pk=assignment["id"]).state == "assigned"
+
+
+@pytest.mark.parametrize("batch", [None, "x", 0, -3, True, 1.5, [1]])
+def test_a_hand_out_body_the_serializer_refuses_is_refused_with_its_field(rater, api_for, batch):
+    response = api_for(rater).post("/api/v1/assignments/", {"batch": batch}, format="json")
+    assert "batch" in api_error(response, 400, "invalid")["fields"]
