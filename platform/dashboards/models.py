@@ -196,26 +196,19 @@ class QAPairChange(models.Model):
 
 
 class QAPairTally(models.Model):
-    """QA pairs with one combination of the dataset page's breakdowns, as of the last fold."""
+    """QA pairs with one value of one of the dataset page's breakdowns, as of the last fold:
+    ``breakdown`` is a column of ``QAPairChange`` and ``value`` its value as text (a
+    category by its id, 0 for none; reasoning types by the whole list)."""
 
-    family = models.CharField(max_length=16)
-    split_kind = models.CharField(max_length=16)
-    category_id = models.BigIntegerField()
-    state = models.CharField(max_length=20)
-    question_category = models.CharField(max_length=16)
-    reasoning_types = models.TextField()
+    breakdown = models.CharField(max_length=20)
+    value = models.TextField()
     pairs = models.IntegerField()
 
     def __str__(self):
-        return f"{self.pairs} {self.state} {self.family} QA pairs"
+        return f"{self.pairs} QA pairs with {self.breakdown} {self.value}"
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["family", "split_kind", "category_id", "state", "question_category", "reasoning_types"],
-                name="qa_pair_tally_unique",
-            )
-        ]
+        constraints = [models.UniqueConstraint(fields=["breakdown", "value"], name="qa_pair_tally_unique")]
 
 
 class ScreenKind(models.TextChoices):
@@ -285,21 +278,15 @@ class BatchTaskTotal(models.Model):
 
 
 class QAPairTotal(models.Model):
-    """QA pairs with one combination of the dataset page's breakdowns."""
+    """QA pairs with one value of one of the dataset page's breakdowns."""
 
-    pk = models.CompositePrimaryKey(
-        "family", "split_kind", "category_id", "state", "question_category", "reasoning_types"
-    )
-    family = models.CharField(max_length=16)
-    split_kind = models.CharField(max_length=16)
-    category_id = models.BigIntegerField()
-    state = models.CharField(max_length=20)
-    question_category = models.CharField(max_length=16)
-    reasoning_types = models.TextField()
+    pk = models.CompositePrimaryKey("breakdown", "value")
+    breakdown = models.CharField(max_length=20)
+    value = models.TextField()
     pairs = models.IntegerField()
 
     def __str__(self):
-        return f"{self.pairs} {self.state} {self.family} QA pairs"
+        return f"{self.pairs} QA pairs with {self.breakdown} {self.value}"
 
     class Meta:
         managed = False

@@ -296,9 +296,9 @@ def dataset():
     """What the collected data looks like: QA pairs by family, split, category, state,
     reasoning type and question category; screens per trace and per multi-screen pair.
 
-    All of it comes from the tallies (``models.py``): the QA pairs counted by every
-    combination of the five plain breakdowns (a few thousand at most) and by each
-    distinct list of reasoning types, and the two histograms of screens."""
+    All of it comes from the tallies (``models.py``): the QA pairs counted by each value
+    of each breakdown (a few dozen rows; reasoning types by each distinct list), and the
+    two histograms of screens. Three small queries, whatever the number of QA pairs."""
     breakdowns = {
         "family": "family",
         "split_kind": "split_kind",
@@ -307,13 +307,16 @@ def dataset():
         "question_category": "question_category",
     }
     names = dict(Category.objects.values_list("pk", "name"))
-    ids = {name: pk for pk, name in names.items()}
+    tallied = {"category_id": "category", **{column: column for column in breakdowns if column != "category"}}
     counts = {name: Counter() for name in breakdowns}
-    keys = ["family", "split_kind", "category_id", "state", "question_category"]
-    for row in QAPairTotal.objects.values(*keys).annotate(n=Sum("pairs")).order_by():
-        row["category__name"] = names.get(row["category_id"])
-        for name, key in breakdowns.items():
-            counts[name][row[key]] += row["n"]
+    lists = Counter()
+    for breakdown, value, n in QAPairTotal.objects.values_list("breakdown", "value", "pairs"):
+        if breakdown == "reasoning_types":
+            lists[value] += n
+        elif breakdown == "category_id":
+            counts["category"][names.get(int(value))] += n
+        elif breakdown in tallied:
+            counts[tallied[breakdown]][value] += n
     by = {
         name: [
             {breakdowns[name]: value, "n": n}
@@ -322,15 +325,16 @@ def dataset():
         ]
         for name in breakdowns
     }
+    ids = {name: pk for pk, name in names.items()}
     for row in by["category"]:
         row["category_id"] = ids.get(row["category__name"])  # for links; not a column of the CSV
     reasoning = Counter({value: 0 for value in ReasoningType.values})
-    for row in QAPairTotal.objects.values("reasoning_types").annotate(n=Sum("pairs")).order_by():
+    for listed, n in lists.items():
         # What the database's case-insensitive LIKE on the list's JSON text matches.
-        listed = (row["reasoning_types"] or "").upper()
+        listed = (listed or "").upper()
         for value in ReasoningType.values:
             if f'"{value}"'.upper() in listed:
-                reasoning[value] += row["n"]
+                reasoning[value] += n
     by["reasoning_type"] = [{"reasoning_type": value, "n": n} for value, n in reasoning.items()]
     histograms = {kind: [] for kind in ScreenKind.values}
     for kind, screens, owners in ScreenTotal.objects.order_by("kind", "screens").values_list(

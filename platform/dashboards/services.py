@@ -10,7 +10,7 @@ from .triggers import (
     CHANGES,
     HISTOGRAM,
     LOGS,
-    QA_CHANGES,
+    QA_BREAKDOWNS,
     QA_PAIRS,
     SCREEN_CHANGES,
     SCREENS,
@@ -56,7 +56,6 @@ ADDITIONS = [
 ]
 
 
-_QA_KEY = "family, split_kind, category_id, state, question_category, reasoning_types"
 # The owners (traces, QA pairs) whose screens changed, each once.
 _TOUCHED = f"SELECT DISTINCT kind, owner_id FROM {SCREEN_CHANGES}"
 _BAR = f"""INSERT INTO {HISTOGRAM} (kind, screens, owners)
@@ -71,9 +70,9 @@ COUNT_ADDITIONS = [
     f"""INSERT INTO {TASKS} (batch_id, tasks, wanted)
     SELECT batch_id, SUM(sign), SUM(sign * assignments_wanted) FROM {TASK_CHANGES} WHERE true GROUP BY batch_id
     ON CONFLICT (batch_id) DO UPDATE SET tasks = {TASKS}.tasks + excluded.tasks, wanted = {TASKS}.wanted + excluded.wanted""",
-    f"""INSERT INTO {QA_PAIRS} ({_QA_KEY}, pairs)
-    SELECT {_QA_KEY}, SUM(sign) FROM {QA_CHANGES} WHERE true GROUP BY {_QA_KEY}
-    ON CONFLICT ({_QA_KEY}) DO UPDATE SET pairs = {QA_PAIRS}.pairs + excluded.pairs""",
+    f"""INSERT INTO {QA_PAIRS} (breakdown, value, pairs)
+    SELECT breakdown, value, SUM(pairs) FROM ({QA_BREAKDOWNS}) AS parts WHERE true GROUP BY breakdown, value
+    ON CONFLICT (breakdown, value) DO UPDATE SET pairs = {QA_PAIRS}.pairs + excluded.pairs""",
     _BAR.format(sign=-1),
     f"""INSERT INTO {SCREENS} (kind, owner_id, screens, counted)
     SELECT kind, owner_id, SUM(screens), SUM(counted) FROM {SCREEN_CHANGES} WHERE true GROUP BY kind, owner_id

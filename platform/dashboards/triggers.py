@@ -152,6 +152,19 @@ SOURCES = (
 )
 TRIGGERS = tuple(trigger for source in SOURCES for trigger in source.triggers)
 
+# The QA pair changes one row per breakdown: (breakdown, value, sign).
+QA_BREAKDOWNS = "\n            UNION ALL ".join(
+    f"SELECT '{column}' AS breakdown, {value} AS value, sign AS pairs FROM {QA_CHANGES}"
+    for column, value in [
+        ("family", "family"),
+        ("split_kind", "split_kind"),
+        ("category_id", "CAST(category_id AS text)"),
+        ("state", "state"),
+        ("question_category", "question_category"),
+        ("reasoning_types", "reasoning_types"),
+    ]
+)
+
 # An owner (trace or QA pair) counts in the screens histogram when it has screens and is a
 # trace or a multi-screen QA pair.
 SHOWN = f"{{screens}} > 0 AND ({{kind}} = '{ScreenKind.TRACE.value}' OR {{counted}} > 0)"
@@ -204,13 +217,11 @@ VIEWS = {
             SELECT batch_id, sign, sign * assignments_wanted FROM {TASK_CHANGES}
         ) AS parts GROUP BY batch_id HAVING SUM(tasks) <> 0""",
     "dashboards_qapairtotal": f"""
-        SELECT family, split_kind, category_id, state, question_category, reasoning_types,
-               CAST(SUM(pairs) AS bigint) AS pairs FROM (
-            SELECT family, split_kind, category_id, state, question_category, reasoning_types, pairs FROM {QA_PAIRS}
+        SELECT breakdown, value, CAST(SUM(pairs) AS bigint) AS pairs FROM (
+            SELECT breakdown, value, pairs FROM {QA_PAIRS}
             UNION ALL
-            SELECT family, split_kind, category_id, state, question_category, reasoning_types, sign FROM {QA_CHANGES}
-        ) AS parts GROUP BY family, split_kind, category_id, state, question_category, reasoning_types
-        HAVING SUM(pairs) <> 0""",
+            {QA_BREAKDOWNS}
+        ) AS parts GROUP BY breakdown, value HAVING SUM(pairs) <> 0""",
     # The histogram as of the last fold; each owner with changes since leaves its old bar
     # and joins its new one.
     "dashboards_screentotal": f"""
