@@ -69,8 +69,9 @@ def take_test(request, slug):
     if request.method == "POST":
         draft.keep(_answers_from(request.POST, [item for _n, item in training.page_of(items, page)]))
         move = request.POST.get("move")
-        if move in ("back", "next"):
-            page = _page_number(page + (1 if move == "next" else -1), pages)
+        if move in ("back", "next") or request.POST.get("go"):
+            step = {"back": -1, "next": 1}.get(move)
+            page = _page_number(page + step if step else request.POST.get("go"), pages)
             return redirect(f"{reverse('training:test', args=[slug])}?page={page}")
         try:
             attempt = services.submit_attempt(test=test, worker=request.user, answers=draft.answers)
@@ -89,6 +90,15 @@ def take_test(request, slug):
         for number, item in training.page_of(items, page)
     ]
     answered = sum(1 for item in items if answers.get(str(item.pk), {}).get("flag"))
+    # Every item of the attempt, in its order: answered or not, and the page it is on.
+    overview = [
+        {
+            "number": number,
+            "page": (number - 1) // training.ITEMS_PER_PAGE + 1,
+            "answered": bool(answers.get(str(item.pk), {}).get("flag")),
+        }
+        for number, item in enumerate(items, start=1)
+    ]
     return render(
         request,
         "training/test.html",
@@ -103,6 +113,7 @@ def take_test(request, slug):
             "pages": pages,
             "total": len(items),
             "answered": answered,
+            "overview": overview,
         },
         status=400 if errors else 200,
     )

@@ -168,6 +168,10 @@ def spot_check(request, batch_id):
         .order_by("-decided_at")[:50]
     )
     counts = selectors.spot_check_counts(batch=batch)
+    decided = list(decided)
+    numbers = planning.task_numbers(assignment.task_id for assignment in [*waiting, *decided])
+    for assignment in [*waiting, *decided]:
+        assignment.task_number = numbers.get(assignment.task_id)
     return render(
         request,
         "hits/spot_check.html",
@@ -179,16 +183,18 @@ def spot_check(request, batch_id):
 @require_POST
 def decide(request, assignment_id):
     """Approve, reject or bonus one submission from the spot-check page."""
-    assignment = get_object_or_404(Assignment, pk=assignment_id)
+    assignment = get_object_or_404(Assignment.objects.select_related("worker"), pk=assignment_id)
     action = request.POST.get("action")
     feedback = request.POST.get("feedback", "")
+    number = planning.task_numbers([assignment.task_id]).get(assignment.task_id)
+    work = f"task {number} by {assignment.worker.username}"
     try:
         if action == "approve":
             services.approve_assignment(assignment_id=assignment.pk, actor=request.user, feedback=feedback)
-            messages.success(request, f"Approved assignment {assignment.pk}.")
+            messages.success(request, f"Approved {work}.")
         elif action == "reject":
             services.reject_assignment(assignment_id=assignment.pk, actor=request.user, feedback=feedback)
-            messages.success(request, f"Rejected assignment {assignment.pk}; the worker sees your feedback.")
+            messages.success(request, f"Rejected {work}; the worker sees your feedback.")
         elif action == "bonus":
             services.grant_bonus(
                 assignment_id=assignment.pk,
@@ -196,7 +202,7 @@ def decide(request, assignment_id):
                 amount=request.POST.get("amount", ""),
                 reason=request.POST.get("reason", ""),
             )
-            messages.success(request, f"Bonus given on assignment {assignment.pk}.")
+            messages.success(request, f"Bonus given on {work}.")
         else:
             messages.error(request, "Choose approve, reject or bonus.")
     except DomainError as refusal:

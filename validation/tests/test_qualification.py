@@ -250,3 +250,18 @@ def test_installing_again_rewords_the_rules_and_fills_missing_explanations():
     assert (
         explanations[1] == "An admin's own words." and explanations[5] == "The picture shows six lanterns, not eight."
     )
+
+
+def test_the_item_map_jumps_to_any_page_keeping_what_was_marked(client, rater):
+    test = small_test()
+    client.force_login(rater)
+    page = client.get(f"/training/tests/{test.slug}/").content.decode()
+    assert page.count('name="go"') == 10 and 'aria-label="Item 10, not answered yet"' in page
+    shown = re.findall(r'name="item-(\d+)-flag"', page)
+    jumped = client.post(
+        f"/training/tests/{test.slug}/",
+        {"page": 1, "go": "4", f"item-{shown[0]}-flag": "ok", f"item-{shown[0]}-why": ""},
+    )
+    assert jumped["Location"].endswith("?page=4")
+    last = client.get(jumped["Location"]).content.decode()
+    assert "10–10 of 10" not in last and "10 of 10" in last and 'aria-label="Item 1, answered"' in last

@@ -67,3 +67,15 @@ def test_home_page_shows_estimates_task_numbers_and_a_countdown(client, rater):
 
     task_page = client.get(reverse("hits:task", args=[assignment.pk])).content.decode()
     assert "Timed passages · task 4 ·" in task_page and "data-countdown" in task_page
+
+
+def test_spot_checks_name_work_by_its_task_number_in_the_batch(client, rater, reviewer):
+    open_batch(tasks=3)  # an earlier batch: global ids run ahead of the numbers in a batch
+    batch = open_batch(tasks=2, name="Sampled passages", spot_check_percent=100)
+    assignment, _ = services.request_next_task(worker=rater, batch_id=batch.pk)
+    services.submit_assignment(assignment_id=assignment.pk, worker=rater, data=GOOD_ANSWER, active_seconds=30)
+    client.force_login(reviewer)
+    page = client.get(reverse("hits:spot_check", args=[batch.pk])).content.decode()
+    assert f"<strong>Task 1</strong> by {rater.username}" in page
+    done = client.post(reverse("hits:decide", args=[assignment.pk]), {"action": "approve"}, follow=True)
+    assert f"Approved task 1 by {rater.username}." in done.content.decode()
