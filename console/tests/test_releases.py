@@ -9,7 +9,7 @@ import zipfile
 import pytest
 from django.urls import reverse
 
-from releases import build, services
+from releases import build, services, tasks
 from releases.diff import compare
 from releases.models import Release
 from releases.tests import data
@@ -168,3 +168,18 @@ def test_download_all_streams_from_s3_file_by_file(admin_client, admin_user, rat
     for release_file in published.files.all():
         body = archive.read(f"shops-1.0.0/{release_file.path}")
         assert hashlib.sha256(body).hexdigest() == release_file.sha256
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_build_that_ran_at_once_is_reported_published_not_queued(client, admin_user, rater, monkeypatch):
+    # No broker: the committed build job runs in the request itself, as outbox does then.
+    monkeypatch.setattr(tasks.build_release, "apply_async",
+                        lambda args, **options: build.run_build(release_id=args[0], attempt=args[1]))  # fmt: skip
+    data.screen_pair(rater)
+    draft = release(admin_user, name="shops", families=["webquest"])
+    client.force_login(admin_user)
+    response = client.post(reverse("console:release-build", args=[draft.pk]), follow=True)
+    page = response.content.decode()
+    assert "shops 1.0.0 is built and published." in page
+    assert "queued" not in page.lower()
+    assert Release.objects.get(pk=draft.pk).state == "published"

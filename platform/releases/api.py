@@ -172,12 +172,14 @@ class ReleaseViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             if build:
                 services.check_not_empty(release=release)
                 release = services.start_build(release=release)
+        release.refresh_from_db()  # a build run at once (no broker) has published or failed by now
         return Response(ReleaseDetailSerializer(release).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={202: ReleaseSerializer})
     @action(detail=True, methods=["post"])
     def build(self, request, pk=None):
-        """Starts the build of a draft or failed release (or one whose worker died)."""
+        """Starts the build of a draft or failed release (or one whose worker died); a
+        release that would hold no QA pair is refused (``empty_release``)."""
         self._admin()
         release = self.get_object()
         services.check_not_empty(release=release)
