@@ -6,6 +6,7 @@ from django.db import transaction
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from rest_framework.exceptions import ValidationError
 
 from config.errors import DomainError
 from dashboards.selectors import batch_progress
@@ -15,7 +16,7 @@ from hits.kinds.base import TaskKind
 from hits.models import Batch
 
 from .access import staff_only
-from .forms import BatchForm
+from .forms import BatchForm, TasksForm
 
 
 def _fills(kind):
@@ -73,8 +74,32 @@ def batch_detail(request, batch_id):
         "fills": kind is not None and _fills(kind),
         "locales": batch.allowed_locales,
         "qualifications": batch.required_qualifications.order_by("name"),
+        "tasks_form": kind is not None and not _fills(kind) and TasksForm(kind=kind),
     }
     return render(request, "console/batch.html", context)
+
+
+@staff_only
+@require_http_methods(["GET", "POST"])
+def batch_tasks(request, batch_id):
+    """Adds tasks by hand, each showing what the form says; all or none."""
+    batch = get_object_or_404(Batch, pk=batch_id)
+    kind = _kind(batch.kind)
+    form = TasksForm(request.POST or None, kind=kind)
+    if request.method == "POST" and form.is_valid():
+        try:
+            added = hits.add_tasks(batch=batch, payloads=[form.payload()] * form.cleaned_data["count"],
+                                   assignments_wanted=form.cleaned_data["assignments_wanted"])  # fmt: skip
+        except ValidationError as refusal:
+            for problems in refusal.detail.values():  # the same payload each time: the first says it all
+                for name, messages_ in problems.items():
+                    form.add_error(name if name in form.fields else None, [str(text) for text in messages_])
+                break
+        else:
+            messages.success(request, f"{len(added)} task{'s' if len(added) != 1 else ''} added to “{batch.name}”.")
+            return redirect("console:batch", batch_id=batch.pk)
+    context = {"batch": batch, "kind": kind, "form": form}
+    return render(request, "console/batch_tasks.html", context, status=400 if form.errors else 200)
 
 
 @staff_only

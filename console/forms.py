@@ -200,3 +200,45 @@ class MiningForm(forms.Form):
         if data.get("scope") == MiningRun.Scope.QA_PAIRS and not data.get("qa_pairs") and "qa_pairs" not in self.errors:
             self.add_error("qa_pairs", "Type the ids of the QA pairs to run over.")
         return data
+
+
+def _payload_field(field):
+    """A form field for one field of a kind's input serializer (a task's payload)."""
+    from rest_framework import serializers
+
+    common = {"required": field.required, "label": field.label or field.field_name.replace("_", " ").capitalize(),
+              "help_text": field.help_text or ""}  # fmt: skip
+    if isinstance(field, serializers.SlugRelatedField):
+        rows = field.get_queryset()[:500]
+        return forms.ChoiceField(choices=[(getattr(row, field.slug_field), str(row)) for row in rows], **common)
+    if isinstance(field, serializers.PrimaryKeyRelatedField):
+        return forms.ChoiceField(choices=[(row.pk, str(row)) for row in field.get_queryset()[:500]], **common)
+    if isinstance(field, serializers.ChoiceField):
+        return forms.ChoiceField(choices=list(field.choices.items()), **common)
+    if isinstance(field, serializers.BooleanField):
+        return forms.BooleanField(**{**common, "required": False})
+    if isinstance(field, serializers.IntegerField):
+        return forms.IntegerField(**common)
+    max_length = getattr(field, "max_length", None)
+    widget = forms.Textarea(attrs={"rows": 4}) if (max_length or 0) > 500 else None
+    return forms.CharField(widget=widget, **common)
+
+
+class TasksForm(forms.Form):
+    """Tasks added by hand to a batch whose kind is not filled from a pool: what each
+    task shows (the kind's input fields), how many such tasks, and how many workers each."""
+
+    count = forms.IntegerField(min_value=1, max_value=1000, initial=1, label="How many tasks")
+    assignments_wanted = forms.IntegerField(min_value=1, max_value=50, label="Workers per task")
+
+    def __init__(self, *args, kind, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["assignments_wanted"].initial = kind.default_assignments_wanted
+        self.payload_fields = []
+        for name, field in kind.input_serializer().fields.items():
+            if not field.read_only:
+                self.fields[name] = _payload_field(field)
+                self.payload_fields.append(name)
+
+    def payload(self):
+        return {name: self.cleaned_data[name] for name in self.payload_fields}

@@ -9,6 +9,7 @@ urlpatterns = [
     path("batches/", batch_views.batch_list, name="batches"),
     path("batches/new/<str:kind>/", batch_views.batch_new, name="batch-new"),
     path("batches/<int:batch_id>/", batch_views.batch_detail, name="batch"),
+    path("batches/<int:batch_id>/tasks/", batch_views.batch_tasks, name="batch-tasks"),
     path("batches/<int:batch_id>/<str:action>/", batch_views.batch_action, name="batch-action"),
     path("references/", reference_views.references, name="reference-answers"),
     path("releases/", release_views.release_list, name="releases"),

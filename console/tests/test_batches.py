@@ -125,3 +125,34 @@ def test_a_navigation_batch_picks_its_sites_and_is_filled_from_their_graphs(admi
     assert "Shop routes”: 2 navigation tasks added" in response.content.decode()
     assert {task.payload["site"] for task in batch.tasks.all()} == {shop.pk}
     assert batch.tasks.count() == 2 and Site.objects.count() == 2
+
+
+def test_tasks_are_added_by_hand_from_the_kinds_own_fields(admin_client):
+    from tests.factories import make_category
+
+    make_category("shopping")
+    batch = Batch.objects.create(name="Captures", kind="single_screen_qa")
+    page = admin_client.get(reverse("console:batch", args=[batch.pk])).content.decode()
+    assert 'data-testid="add-tasks-link"' in page and 'data-testid="fill-batch"' not in page
+    page = admin_client.get(reverse("console:batch-tasks", args=[batch.pk])).content.decode()
+    assert '<option value="shopping">' in page
+    response = admin_client.post(reverse("console:batch-tasks", args=[batch.pk]),
+                                 {"category": "shopping", "count": 3, "assignments_wanted": 2}, follow=True)  # fmt: skip
+    assert "3 tasks added to “Captures”." in response.content.decode()
+    assert [(task.payload, task.assignments_wanted) for task in batch.tasks.all()] == [
+        ({"category": "shopping"}, 2)
+    ] * 3
+
+
+def test_tasks_with_bad_fields_are_refused_and_none_is_added(admin_client):
+    batch = Batch.objects.create(name="Demo", kind="demo_question")
+    response = admin_client.post(reverse("console:batch-tasks", args=[batch.pk]),
+                                 {"passage": "A long text.", "question": "", "count": 0, "assignments_wanted": 1})  # fmt: skip
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert "This field is required." in page and "Ensure this value is greater than or equal to 1." in page
+    assert "A long text." in page
+    too_long = {"passage": "p", "question": "q" * 501, "count": 2, "assignments_wanted": 1}
+    page = admin_client.post(reverse("console:batch-tasks", args=[batch.pk]), too_long).content.decode()
+    assert "Ensure this field has no more than 500 characters." in page
+    assert not batch.tasks.exists()
