@@ -34,6 +34,9 @@ UNDO_SECONDS = 120  # long enough to notice a slip of the key, short enough that
 # on the cleared asset since ``since`` (put it in a release, shown it as work) returns why
 # the undo must not happen, as a sentence; None when it did nothing with it.
 undoing_approval = Signal()
+# An approval of ``asset`` was undone: it is pending review again. Sent inside the undo's
+# transaction, for apps that keep something for cleared assets only (a site's graph).
+approval_undone = Signal()
 
 
 class NotAReviewer(DomainError):
@@ -359,4 +362,5 @@ def undo(*, decision_id, reviewer):
     item.save(update_fields=["decided_at", "claimed_by", "claimed_until"])
     decision.undone_at = now
     decision.save(update_fields=["undone_at"])
+    approval_undone.send(sender=ReviewDecision, asset=item.asset)
     return item

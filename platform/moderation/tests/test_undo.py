@@ -38,7 +38,13 @@ def test_undoing_an_approval_puts_the_screen_back_in_the_reviewers_hands(rater, 
     decision = review.last_decision(reviewer=reviewer)
     assert decision.decision == "approved" and review.can_undo(decision)
 
-    review.undo(decision_id=decision.pk, reviewer=reviewer)
+    told = []
+    review.approval_undone.connect(lambda *, asset, **_: told.append(asset.pk), dispatch_uid="test.told", weak=False)
+    try:
+        review.undo(decision_id=decision.pk, reviewer=reviewer)
+    finally:
+        review.approval_undone.disconnect(dispatch_uid="test.told")
+    assert told == [item.asset_id]
     item.refresh_from_db()
     decision.refresh_from_db()
     assert Asset.objects.get(pk=item.asset_id).review_state == "pending_review"
