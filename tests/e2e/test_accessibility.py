@@ -78,6 +78,8 @@ def test_rater_pages_and_task_kinds(page, live_server, rater):
     webqa_batch(kind="text_multihop_qa", name="Bridge snippets", payloads=[{"snippets": [s.pk for s in snippets(4)]}])
     log_in(page, live_server.url, rater.username, PASSWORD)
     assert_accessible(page, name="home")
+    page.goto(f"{live_server.url}/welcome/")  # nothing to read there once signed in
+    expect(page).to_have_url(f"{live_server.url}/")
     for name in ("Passages", "Lighthouse pictures", "Six lighthouses", "Bridge snippets"):
         page.goto(f"{live_server.url}/")
         _start(page, name)

@@ -14,6 +14,7 @@ from hits.models import Assignment
 from moderation import services as review
 from tests.e2e.conftest import log_in
 from tests.factories import PASSWORD, open_batch
+from tests.pools import image_group, pool_images, webqa_batch
 from validation.models import Judgement
 from validation.tests.factories import validators, written_pair
 
@@ -170,3 +171,22 @@ def test_reviewer_decides_a_review_item(screen, live_server, rater, reviewer):
     expect(page.get_by_role("status").first).to_contain_text("queue is empty")
     fits(page, phone)
     assert Asset.objects.get(pk=asset.pk).review_state == "cleared"
+
+
+def test_the_six_images_stay_in_view_while_writing(screen, live_server, rater):
+    page, phone = screen
+    images = pool_images(6)
+    webqa_batch(kind="six_image_qa", name="Six lighthouses", payloads=[{"group": image_group(images).pk}])
+    log_in(page, live_server.url, rater.username, PASSWORD)
+    page.get_by_test_id("available-work").get_by_role("button", name="Start").click()
+    last = page.get_by_test_id("question-block").nth(2).get_by_label("Keyword answer")
+    last.scroll_into_view_if_needed()
+    last.fill("three")
+    fits(page, phone)
+    for n in (0, 5) if not phone else (0,):
+        expect(page.get_by_test_id("group-image").nth(n).locator("img")).to_be_in_viewport()
+    # Every tick names its image in full, so two images never read the same.
+    ticks = page.get_by_test_id("question-block").nth(2).locator("label.choice")
+    assert [text.strip() for text in ticks.all_inner_texts()] == [
+        f"{n}. {image.title}" for n, image in enumerate(images, start=1)
+    ]
