@@ -11,7 +11,7 @@ from config.errors import DomainError
 from releases import selectors, services
 from releases.archive import archive_name, stream_archive
 from releases.diff import compare
-from releases.models import Release
+from releases.models import SPLITS, Release
 from releases.preview import split_preview
 from releases.rendering import datasheet_html
 
@@ -91,6 +91,7 @@ def release_detail(request, release_id):
             "files": files.exclude(path__startswith="images/"),
             "image_files": files.filter(path__startswith="images/").count(),
             "datasheet": datasheet_html(release.datasheet),
+            "count_splits": {split: release.counts.get("splits", {}).get(split, {}) for split in SPLITS},
         }
         context |= _comparison(request, release, versions)
     return render(request, "console/release.html", context)
