@@ -60,6 +60,10 @@ def test_visitor_pages(page, live_server):
     expect(page.get_by_test_id("form-errors")).to_be_focused()
     assert_accessible(page, name="sign-up with errors")
 
+    page.goto(f"{live_server.url}/no-such-page/")
+    expect(page.get_by_role("heading", level=1)).to_be_visible()
+    assert_accessible(page, name="page not found")
+
     # The check itself can fail: a picture without a text alternative is caught.
     page.evaluate(
         "document.querySelector('main').insertAdjacentHTML('beforeend', '<img src=\"/static/img/favicon.svg\">')"
