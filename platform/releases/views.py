@@ -13,7 +13,7 @@ from config.errors import DomainError
 
 from . import selectors, services
 from .api import serve
-from .diff import diff_summary
+from .diff import compare
 from .evaluation import BadPredictions
 from .rendering import datasheet_html
 
@@ -46,9 +46,27 @@ def release_detail(request, release_id):
         context["files"] = visible.exclude(path__startswith="images/").order_by("path")
         context["image_files"] = visible.filter(path__startswith="images/").count()
         context["datasheet"] = datasheet_html(release.datasheet)
-        if release.parent_id:
-            context["diff"] = diff_summary(release=release, against=release.parent, limit=0)
+        context |= _changes(request, release)
     return render(request, "releases/detail.html", context)
+
+
+def _changes(request, release):
+    """What changed: since the version chosen to compare with (``?against=``), else since
+    the parent. Any other published version of the same name can be chosen."""
+    others = (
+        selectors.visible_releases(user=request.user)
+        .filter(name=release.name, state=release.State.PUBLISHED)
+        .exclude(pk=release.pk)
+    )
+    against = release.parent if release.parent_id else None
+    wanted = request.GET.get("against", "")
+    if wanted:
+        against = others.filter(pk=wanted).first() if wanted.isdigit() else None
+        if against is None:
+            return {"others": others, "against_error": "Choose another published version of this release."}
+    if against is None:
+        return {"others": others}
+    return {"others": others, "against": against, "diff": compare(one=against, other=release, limit=0)}
 
 
 @login_required
