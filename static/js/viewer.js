@@ -94,6 +94,8 @@
   }
 
   function onKey(event) {
+    // The page's own shortcuts (Y and N on the validation page) wait while the viewer is open.
+    event.stopPropagation();
     if (event.key === "ArrowRight") { event.preventDefault(); show(index + 1); }
     else if (event.key === "ArrowLeft") { event.preventDefault(); show(index - 1); }
     else if (event.key === "+" || event.key === "=") { event.preventDefault(); zoom(level + 1); }
