@@ -40,17 +40,37 @@ _IBAN_START = re.compile(r"[A-Z]{2}\d{2}")
 
 
 _DIGIT = re.compile(r"\d")
-_GREETING_WORDS = re.compile(r"out|account|welcome|\bh(?:i|ello|ey)\b", re.IGNORECASE)
+
+
+def _one_search(patterns):
+    """Patterns joined into one alternation per set of flags: a text is scanned once, not
+    once per pattern, to learn whether any of them matches."""
+    by_flags = {}
+    for pattern in patterns:
+        by_flags.setdefault(pattern.flags, []).append(f"(?:{pattern.pattern})")
+    return [re.compile("|".join(alternatives), flags) for flags, alternatives in by_flags.items()]
+
+
+_ANY_ADDRESS = _one_search(ADDRESSES)
+
+
+def _might_be_signed_in(text):
+    """Words every signed-in sign needs (``SIGNED_IN``: "sign out", "my account", "welcome
+    back" in any case, "Hi"/"Hello"/"Hey" capitalised), found with plain substring tests."""
+    if "He" in text or "Hi" in text:
+        return True
+    lowered = text.lower()
+    return "out" in lowered or "account" in lowered or "welcome" in lowered
 
 
 def might_hold_personal_data(text: str) -> bool:
     if "@" in text:
         return True
     if _DIGIT.search(text) and (
-        _SEVEN_DIGITS.match(text) or _IBAN_START.search(text) or any(p.search(text) for p in ADDRESSES)
+        _SEVEN_DIGITS.match(text) or _IBAN_START.search(text) or any(p.search(text) for p in _ANY_ADDRESS)
     ):
         return True
-    return bool(_GREETING_WORDS.search(text)) and any(p.search(text) for p, _strength in SIGNED_IN)
+    return _might_be_signed_in(text) and any(p.search(text) for p, _strength in SIGNED_IN)
 
 
 def text_findings(text: str) -> list[dict]:

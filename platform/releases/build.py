@@ -12,6 +12,9 @@ import hashlib
 import heapq
 import json
 import logging
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 from django.conf import settings
 from django.core.cache import cache
@@ -182,11 +185,13 @@ def write_items(*, release, writers, progress):
         # sorts all of them for every chunk, which makes a build quadratic in its size.
         with connection.cursor() as cursor:
             cursor.execute(f"ANALYZE {connection.ops.quote_name(ReleaseItem._meta.db_table)}")
-    items = ReleaseItem.objects.filter(release=release).order_by("pk").values("pk", "family", "split", "record")
+    items = ReleaseItem.objects.filter(release=release).order_by("pk").values_list("pk", "family", "split", "record")
+    lookup = _Lookup(release)
     done, last = 0, 0
-    while chunk := list(items.filter(pk__gt=last)[: settings.RELEASE_CHUNK_SIZE]):
-        last = chunk[-1]["pk"]
-        lookup = _Lookup(release, chunk)
+    while rows := list(items.filter(pk__gt=last)[: settings.RELEASE_CHUNK_SIZE]):
+        last = rows[-1][0]
+        chunk = [{"family": family, "split": split, "record": record} for _pk, family, split, record in rows]
+        lookup.load(chunk)
         for item in chunk:
             for writer in writers:
                 writer.add(item, lookup)
@@ -195,9 +200,16 @@ def write_items(*, release, writers, progress):
 
 
 class _Lookup:
-    """WebQA image ids of the images a chunk of items references (one query per chunk)."""
+    """WebQA image ids of the images the items reference, read for each chunk's new ones;
+    pool images recur across chunks (as negatives), so the ids are kept (up to a bound)."""
 
-    def __init__(self, release, chunk):
+    LIMIT = 100_000
+
+    def __init__(self, release):
+        self.release = release
+        self.image_ids = {}
+
+    def load(self, chunk):
         shas = set()
         for item in chunk:
             if item["family"] != "webqa":
@@ -205,8 +217,14 @@ class _Lookup:
             record = item["record"]
             shas.update(piece["image"]["sha256"] for piece in record["evidence"] if piece["type"] == "image")
             shas.update(image["sha256"] for image in record["negatives"]["image"])
-        rows = ReleaseAsset.objects.filter(release=release, sha256__in=shas).values_list("sha256", "image_index")
-        self.image_ids = {sha: image_id(index) for sha, index in rows}
+        missing = shas - self.image_ids.keys()
+        if not missing:
+            return
+        if len(self.image_ids) + len(missing) > self.LIMIT:
+            self.image_ids.clear()
+            missing = shas
+        rows = ReleaseAsset.objects.filter(release=self.release, sha256__in=missing)
+        self.image_ids.update((sha, image_id(index)) for sha, index in rows.values_list("sha256", "image_index"))
 
 
 def _split_counts(release):
@@ -219,34 +237,74 @@ def _split_counts(release):
     return {"splits": splits, "families": dict(sorted(families.items())), "items": sum(families.values())}
 
 
+# Images copied at once: reading and hashing a file releases the interpreter's lock.
+COPY_THREADS = 2
+
+
 def _copy_assets(release, files, progress):
     """Every shipped image into ``images/<sha256>.<ext>``, checked against its hash;
     WebQA's images into ``imgs.tsv`` as well, in image-index (= hash) order."""
     assets = ReleaseAsset.objects.filter(release=release).order_by("sha256")
     webqa_images = WebQAImages(files)
     progress(stage="images", done=0, total=assets.count())
-    sized = []
-    rows = assets.only("id", "sha256", "format", "storage_key", "image_index", "webqa_image")
-    for done, asset in enumerate(rows.iterator(chunk_size=1000), start=1):
-        path = f"images/{asset.sha256}.{EXTENSIONS[asset.format]}"
-        if asset.webqa_image:  # one image at a time in memory, for its base64 line
-            with default_storage.open(asset.storage_key, "rb") as handle:
-                data = handle.read()
-            if hashlib.sha256(data).hexdigest() != asset.sha256:
-                raise ValueError(f"The stored file {asset.storage_key} does not match its hash {asset.sha256}.")
-            output = files.write_bytes(path, data)
-            webqa_images.add(asset.image_index, data)
-        else:
-            output = files.copy_from_storage(path, asset.storage_key, expected_sha256=asset.sha256)
-        files.written.pop(path)  # listed from ReleaseAsset instead, to keep memory flat
-        asset.size = output.size
-        sized.append(asset)
-        if len(sized) == 500:
-            ReleaseAsset.objects.bulk_update(sized, ["size"])
-            sized = []
+    sizes = []
+    rows = assets.values_list("id", "sha256", "format", "storage_key", "image_index", "webqa_image")
+    copied = _in_order(partial(_copy_asset, files), rows.iterator(chunk_size=1000), threads=COPY_THREADS)
+    for done, ((asset_id, _sha, _format, _key, image_index, _webqa), (output, data)) in enumerate(copied, start=1):
+        if data is not None:
+            webqa_images.add(image_index, data)
+        files.written.pop(output.path)  # listed from ReleaseAsset instead, to keep memory flat
+        sizes.append((asset_id, output.size))
+        if len(sizes) == 2000:
+            _store_sizes(sizes)
+            sizes = []
             progress(stage="images", done=done)
-    ReleaseAsset.objects.bulk_update(sized, ["size"])
+    _store_sizes(sizes)
     webqa_images.finish()
+
+
+def _copy_asset(files, row):
+    """``(output, bytes)``: one image copied in; a WebQA image's bytes, for its base64 line."""
+    _id, sha, fmt, storage_key, _index, webqa_image = row
+    path = f"images/{sha}.{EXTENSIONS[fmt]}"
+    if not webqa_image:
+        return files.copy_from_storage(path, storage_key, expected_sha256=sha), None
+    with default_storage.open(storage_key, "rb") as handle:  # one image at a time in memory
+        data = handle.read()
+    if hashlib.sha256(data).hexdigest() != sha:
+        raise ValueError(f"The stored file {storage_key} does not match its hash {sha}.")
+    return files.write_bytes(path, data), data
+
+
+def _in_order(work, items, *, threads):
+    """``(item, work(item))`` for each item, in order, with up to ``2 * threads`` at work at once."""
+    window = 2 * threads
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        pending = deque()
+        for item in items:
+            pending.append((item, pool.submit(work, item)))
+            if len(pending) >= window:
+                item, future = pending.popleft()
+                yield item, future.result()
+        while pending:
+            item, future = pending.popleft()
+            yield item, future.result()
+
+
+def _store_sizes(sizes):
+    """Each copied image's size on its ``ReleaseAsset`` row, in one statement."""
+    if not sizes:
+        return
+    if connection.vendor != "postgresql":
+        ReleaseAsset.objects.bulk_update([ReleaseAsset(id=id_, size=size) for id_, size in sizes], ["size"])
+        return
+    table = connection.ops.quote_name(ReleaseAsset._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET size = copied.size FROM unnest(%s::bigint[], %s::bigint[]) AS copied(id, size)"
+            f" WHERE {table}.id = copied.id",
+            [[id_ for id_, _size in sizes], [size for _id, size in sizes]],
+        )
 
 
 def _image_formats(release):
@@ -309,13 +367,7 @@ def _publish(*, release_id, attempt, prefix, built):
             ReleaseFile(release=release, private=private and entry["path"].startswith(EVALUATION_FOLDER), **entry)
             for entry in built["files"]
         )
-        batch = []
-        for entry in _image_entries(release):
-            batch.append(ReleaseFile(release=release, **entry))
-            if len(batch) == 2000:
-                ReleaseFile.objects.bulk_create(batch)
-                batch = []
-        ReleaseFile.objects.bulk_create(batch)
+        _store_image_files(release)
         release.state = Release.State.PUBLISHED
         release.manifest = built["manifest"]
         release.counts = built["counts"]
@@ -327,6 +379,29 @@ def _publish(*, release_id, attempt, prefix, built):
         release.save()
         webhooks.emit("release.published", {**_release_event(release), "counts": _headline(built["counts"])})
         transaction.on_commit(lambda: release_published.send(sender=Release, release=release))
+
+
+def _store_image_files(release):
+    """A ``ReleaseFile`` row for each copied image, made from its ``ReleaseAsset`` row."""
+    if connection.vendor != "postgresql":
+        batch = []
+        for entry in _image_entries(release):
+            batch.append(ReleaseFile(release=release, **entry))
+            if len(batch) == 2000:
+                ReleaseFile.objects.bulk_create(batch)
+                batch = []
+        ReleaseFile.objects.bulk_create(batch)
+        return
+    files = connection.ops.quote_name(ReleaseFile._meta.db_table)
+    assets = connection.ops.quote_name(ReleaseAsset._meta.db_table)
+    extension = " ".join(f"WHEN '{fmt}' THEN '{ext}'" for fmt, ext in EXTENSIONS.items())
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {files} (release_id, path, size, sha256, private)"
+            f" SELECT release_id, 'images/' || sha256 || '.' || (CASE format {extension} END), size, sha256, false"
+            f" FROM {assets} WHERE release_id = %s ORDER BY sha256",
+            [release.pk],
+        )
 
 
 def _release_event(release):

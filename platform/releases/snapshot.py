@@ -16,7 +16,6 @@ PostgreSQL (each record serialised once, for its hash and its row), its assets i
 upsert, and the WebQA images are numbered by one ``UPDATE``.
 """
 
-import csv
 import hashlib
 import io
 import json
@@ -177,17 +176,21 @@ def _store_items(release, items):
             for pair_id, guid, family, split, group, record in items
         )  # fmt: skip
         return
-    # COPY in CSV form, every field quoted (so "" is an empty string, not NULL).
-    buffer = io.StringIO()
-    rows = csv.writer(buffer, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    # COPY in text form: a record's JSON holds no tab, newline or return (JSON escapes
+    # them), so only its backslashes need escaping.
+    lines = []
     for pair_id, guid, family, split, group, record in items:
         text = record_text(record)
         digest = hashlib.sha256(text.encode()).hexdigest()
-        rows.writerow((release.pk, pair_id, guid, family, split, group, digest, text))
-    buffer.seek(0)
+        fields = (str(release.pk), str(pair_id), guid, family, split, group.translate(COPY_ESCAPES), digest)
+        lines.append("\t".join(fields) + "\t" + text.replace("\\", "\\\\") + "\n")
     table = connection.ops.quote_name(ReleaseItem._meta.db_table)
     with connection.cursor() as cursor:
-        cursor.copy_expert(f"COPY {table} ({', '.join(ITEM_COLUMNS)}) FROM STDIN WITH (FORMAT csv)", buffer)
+        cursor.copy_expert(f"COPY {table} ({', '.join(ITEM_COLUMNS)}) FROM STDIN", io.StringIO("".join(lines)))
+
+
+# What COPY's text form escapes in a field.
+COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
 
 
 def _store_assets(release, assets):
