@@ -8,12 +8,16 @@ import re
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import transaction
 from playwright.sync_api import expect
 
 from assets.tests.samples import png_bytes
 from collection.services import capture_screen
+from corpus.models import QAPair
+from corpus.signals import pairs_written
 from hits.models import Assignment, Batch
 from moderation import services as review
+from releases.tests import data
 from tests.e2e.conftest import log_in
 from tests.e2e.test_releases_in_browser import published, queued  # noqa: F401  (fixtures)
 from tests.factories import PASSWORD, open_batch
@@ -279,3 +283,26 @@ def test_storage_that_refuses_does_not_break_the_form(page, live_server, rater):
     page.get_by_role("button", name="Submit", exact=True).click()
     expect(page.get_by_role("status").first).to_contain_text("Submitted")
     assert Assignment.objects.get(worker=rater).answer == {"answer": "seven", "confidence": "high"}
+
+
+def test_a_validator_reads_a_screenshot_full_size_and_the_answer_keys_wait(page, live_server, rater):
+    with transaction.atomic():
+        pair = data.screen_pair(rater, screens=2, state="pending_validation")
+        pairs_written.send(sender=QAPair, qa_pairs=[pair])
+    (validator,) = validators(1)
+    log_in(page, live_server.url, validator.username, PASSWORD)
+    _start(page, Batch.objects.get(kind="validation").name)
+    sources = page.get_by_test_id("evidence").locator("a[data-viewer]")
+    expect(sources).to_have_count(2)
+    sources.first.click()
+    expect(page.get_by_test_id("viewer-count")).to_have_text("1 of 2")
+    expect(page.get_by_test_id("viewer").get_by_role("heading")).to_have_text(
+        "Source 1: Page https://shop0.example/item"
+    )
+    page.keyboard.press("y")  # not an answer while the viewer is open
+    page.keyboard.press("ArrowRight")
+    expect(page.get_by_test_id("viewer-count")).to_have_text("2 of 2")
+    expect(page.get_by_test_id("viewer-caption")).to_contain_text("https://shop1.example/item")
+    page.keyboard.press("Escape")
+    expect(page.get_by_test_id("viewer")).to_be_hidden()
+    expect(page.locator("input[name=answer_correct]:checked")).to_have_count(0)
