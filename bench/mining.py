@@ -1,6 +1,8 @@
 """Hard-negative mining benchmark: a mining run over synthetic pools on real Celery workers.
 
     .venv/bin/python bench/mining.py [--scale 1.0] [--workers 1,2] [--keep | --drop]
+    .venv/bin/python bench/mining.py --webqa [--workers 2]
+    BENCH_DATABASE_URL=postgres://…/test_db .venv/bin/python bench/mining.py --smoke
 
 Creates a fresh database (trailmark_bench_mining, dropped first if it exists), migrates
 it and fills it in bulk with SQL: at ``--scale 1``, 100,000 cleared pool images (title,
@@ -21,6 +23,14 @@ Distractors are deleted before each run, so every run does the whole work. The d
 is left in place afterwards for a look with psql (``--drop`` drops it); the next run
 drops and recreates it either way. The target (TARGETS.md): < 5 min for 10k questions
 over 500k snippets and 100k images on 2 cores.
+
+``--webqa`` loads full WebQA scale instead (47,000 questions, 390,000 images, 540,000
+snippets; the load takes about 15 minutes) and makes one run on the last ``--workers``
+entry; the target is < 30 min. ``--smoke`` is a quick check for the test suite: on the
+database named in ``BENCH_DATABASE_URL``, which it flushes before and after, it loads 400
+questions, 4,000 images and 8,000 snippets, mines them in its own process, and exits 1
+only on gross regressions: a failed run, a question with no distractor at all, or a
+mining time 10× the figure recorded in ``SMOKE_RECORDED_SECONDS``.
 """
 
 import argparse
@@ -240,17 +250,27 @@ WEBQA = {"questions": 47_000, "images": 390_000, "snippets": 540_000}
 WEBQA_TARGET_SECONDS = 30 * 60
 
 
-def webqa(*, workers, drop):
-    """One run at full WebQA scale on ``workers`` worker processes."""
+def webqa(*, workers, drop, reload=True):
+    """One run at full WebQA scale on ``workers`` worker processes; ``reload=False`` mines
+    the data an earlier ``--webqa`` run left in the database again."""
     print(
         f"Mining benchmark at WebQA scale: {WEBQA['questions']:,} questions, {WEBQA['snippets']:,} snippets, "
         f"{WEBQA['images']:,} images, {workers} worker(s)"
     )
-    print("Loading…", flush=True)
-    started = time.perf_counter()
-    create_database()
-    load(**WEBQA)
-    print(f"  loaded in {time.perf_counter() - started:.0f} s", flush=True)
+    if reload:
+        print("Loading…", flush=True)
+        started = time.perf_counter()
+        create_database()
+        load(**WEBQA)
+        print(f"  loaded in {time.perf_counter() - started:.0f} s", flush=True)
+    else:
+        import django
+
+        django.setup()
+        from corpus.models import QAPair
+
+        if QAPair.objects.count() != WEBQA["questions"]:
+            raise SystemExit(f"{DB_NAME} does not hold an earlier --webqa run's data: run without --no-load")
     print("Mining:", flush=True)
     seconds = mine(workers, f"WebQA scale, {workers} worker(s)")
     verdict = "meets" if seconds < WEBQA_TARGET_SECONDS else "is short of"
@@ -267,6 +287,63 @@ def _finish(drop):
         psql(f"DROP DATABASE {DB_NAME}")
 
 
+# --smoke: a small run in this process on the database it is given (a test database: it is
+# flushed before and after), failing only on gross regressions.
+SMOKE = {"questions": 400, "images": 4_000, "snippets": 8_000}
+# Seconds the smoke run's mining took on the 2-core development machine (load average ~8,
+# shared with other work); 10× that is a gross regression.
+SMOKE_RECORDED_SECONDS = None
+SMOKE_SLOWDOWN = 10
+
+
+def smoke():
+    """Loads ``SMOKE``, mines it in this process and checks the outcome; returns the failures."""
+    import resource
+
+    if "BENCH_DATABASE_URL" not in os.environ:
+        raise SystemExit("--smoke flushes the database it runs on: name it in BENCH_DATABASE_URL (a test database)")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+
+    from mining import services
+    from mining.models import MiningRun
+
+    started = time.perf_counter()
+    call_command("flush", interactive=False, verbosity=0)
+    try:
+        load(**SMOKE)
+        loaded = time.perf_counter()
+        run = services.start_run(job=MiningRun.Job.MINE, scope=MiningRun.Scope.ALL, enqueue=False)
+        run = services.run_in_process(run=run)
+        seconds = time.perf_counter() - loaded
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM corpus_qapair q WHERE NOT EXISTS "
+                "(SELECT 1 FROM mining_distractor d WHERE d.qa_pair_id = q.id)"
+            )
+            without = cursor.fetchone()[0]
+            cursor.execute("SELECT kind, count(*) FROM mining_distractor GROUP BY kind ORDER BY kind")
+            counts = ", ".join(f"{kind} {n:,}" for kind, n in cursor.fetchall())
+    finally:
+        call_command("flush", interactive=False, verbosity=0)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"  mined {run.total:,} questions in {seconds:.1f} s, in this process (peak RSS {peak:.0f} MiB); {counts}")
+    failures = []
+    if run.state != MiningRun.State.DONE:
+        failures.append(f"the run ended {run.state}: {run.message}")
+    if without:
+        failures.append(f"{without} of {run.total} questions got no distractor at all")
+    if SMOKE_RECORDED_SECONDS and seconds > SMOKE_SLOWDOWN * SMOKE_RECORDED_SECONDS:
+        failures.append(f"{seconds:.1f} s, more than {SMOKE_SLOWDOWN}× the {SMOKE_RECORDED_SECONDS} s recorded")
+    print(f"smoke run in {time.perf_counter() - started:.0f} s: " + ("passed" if not failures else "FAILED"))
+    for failure in failures:
+        print(f"  {failure}")
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="1 = 10k questions, 500k snippets, 100k images")
@@ -276,9 +353,24 @@ def main():
     parser.add_argument(
         "--webqa", action="store_true", help="full WebQA scale instead: 47k questions, 390k images, 540k snippets"
     )
+    parser.add_argument(
+        "--no-load", action="store_true", help="with --webqa: mine the data an earlier --webqa run left, again"
+    )
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="a quick check (< 60 s) on the database in BENCH_DATABASE_URL, which it flushes: fails (exit 1) only "
+        "if the run fails, a question gets no distractor, or it is 10× slower than recorded",
+    )
     args = parser.parse_args()
+    if args.smoke:
+        try:
+            failures = smoke()
+        finally:
+            shutil.rmtree(INDEX_DIR, ignore_errors=True)
+        sys.exit(1 if failures else 0)
     if args.webqa:
-        return webqa(workers=int(args.workers.split(",")[-1]), drop=args.drop)
+        return webqa(workers=int(args.workers.split(",")[-1]), drop=args.drop, reload=not args.no_load)
     questions, snippets, images = int(10_000 * args.scale), int(500_000 * args.scale), int(100_000 * args.scale)
     print(f"Mining benchmark: {questions:,} questions, {snippets:,} snippets, {images:,} images")
     print("Loading…", flush=True)
