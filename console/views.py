@@ -24,5 +24,10 @@ def index(request):
         "published": Release.objects.filter(state=Release.State.PUBLISHED).count(),
         "mining_running": MiningRun.objects.filter(state__in=RUNNING).count(),
         "generation_running": GenerationRun.objects.filter(state__in=RUNNING).count(),
+        "failed_releases": Release.objects.filter(state=Release.State.FAILED).order_by("-created_at")[:10],
+        "failed_mining": MiningRun.objects.filter(state=MiningRun.State.FAILED).order_by("-created_at")[:10],
+        "failed_generation": GenerationRun.objects.filter(state=GenerationRun.State.FAILED).order_by("-created_at")[
+            :10
+        ],
     }
     return render(request, "console/index.html", context)

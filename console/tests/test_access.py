@@ -46,3 +46,14 @@ def test_an_admin_sees_every_part(client, admin_user):
         response = client.get(reverse(name))
         assert response.status_code == 200, name
         assert 'href="/console/batches/"' in response.content.decode()
+
+
+def test_the_front_page_lists_what_failed(client, admin_user):
+    from mining.models import MiningRun
+
+    Release.objects.create(name="shops", major=1, minor=0, patch=0, state="failed", message="ValueError: no disk")
+    MiningRun.objects.create(job="mine", chunk_size=10, state="failed", message="The index is gone.")
+    client.force_login(admin_user)
+    page = client.get(reverse("console:index")).content.decode()
+    assert "shops 1.0.0</a> failed to build: ValueError: no disk" in page
+    assert "failed: The index is gone." in page
