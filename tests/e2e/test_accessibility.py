@@ -306,3 +306,37 @@ def test_a_validator_reads_a_screenshot_full_size_and_the_answer_keys_wait(page,
     page.keyboard.press("Escape")
     expect(page.get_by_test_id("viewer")).to_be_hidden()
     expect(page.locator("input[name=answer_correct]:checked")).to_have_count(0)
+
+
+CONTRAST = """
+(el) => {
+  const rgb = (c) => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  let back = el.parentElement;
+  while (back && getComputedStyle(back).backgroundColor.replace(/\\s/g, "").match(/rgba\\(.*,0\\)|transparent/)) back = back.parentElement;
+  const a = lum(rgb(getComputedStyle(el).borderTopColor));
+  const b = lum(rgb(getComputedStyle(back || document.body).backgroundColor));
+  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+}
+"""
+
+
+def test_fields_are_outlined_at_three_to_one_and_focus_is_visible(page, live_server, rater):
+    open_batch(tasks=1, name="Passages")
+    log_in(page, live_server.url, rater.username, PASSWORD)
+    _start(page, "Passages")
+    fields = page.locator("#task-form").locator("input[name=answer], textarea, select")
+    assert fields.count() >= 1
+    for field in fields.all():
+        assert field.evaluate(CONTRAST) >= 3
+    for control in (page.get_by_label("Your answer"), page.get_by_role("button", name="Submit", exact=True)):
+        control.focus()
+        page.keyboard.press("Shift+Tab")
+        page.keyboard.press("Tab")  # focus by keyboard, as :focus-visible wants
+        outline = control.evaluate(
+            "el => [getComputedStyle(el).outlineStyle, parseFloat(getComputedStyle(el).outlineWidth)]"
+        )
+        assert outline[0] != "none" and outline[1] >= 2, outline
