@@ -27,6 +27,7 @@ def test_a_mining_run_starts_over_the_pairs_named(admin_client, admin_user, rate
     page = response.content.decode()
     assert f"Mine distractors run {run.pk} is queued" in page
     assert 'data-testid="mining-run"' in page and "0 of 0" in page
+    assert 'hx-trigger="every 3s"' in page  # followed while it runs
 
 
 def test_bad_input_is_refused_and_no_run_starts(admin_client, rater):
@@ -43,6 +44,7 @@ def test_bad_input_is_refused_and_no_run_starts(admin_client, rater):
     assert "There are no QA pairs 987654." in response.content.decode()
     assert 'value="987654"' in response.content.decode()
     assert not MiningRun.objects.exists()
+    assert "every 3s" not in response.content.decode()  # nothing running: nothing to follow
 
 
 def test_generation_runs_are_listed_with_links_to_their_pages(admin_client, admin_user):
