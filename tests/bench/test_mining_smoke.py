@@ -1,0 +1,48 @@
+"""The mining benchmark's smoke run: a small mining run on the test database, failing on a
+failed run, a question with no distractor, or a 10× slowdown."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.skipif("connection.vendor != 'postgresql'", reason="the benchmark loads data in PostgreSQL")
+
+
+def database_url():
+    """The test database, as a URL the benchmark scripts read."""
+    settings = connection.settings_dict
+    password = f":{settings['PASSWORD']}" if settings.get("PASSWORD") else ""
+    host, port = settings["HOST"] or "127.0.0.1", settings["PORT"] or 5432
+    return f"postgres://{settings['USER']}{password}@{host}:{port}/{settings['NAME']}"
+
+
+def run(*arguments, timeout=300, **env):
+    """Runs the benchmark with ``arguments`` in its own process; returns it finished."""
+    redis = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/3")
+    return subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "mining.py"), *arguments],
+        cwd=ROOT, env={**os.environ, "BENCH_REDIS_URL": redis, **env}, capture_output=True, text=True, timeout=timeout,
+    )  # fmt: skip
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_smoke_run_passes_on_the_test_database():
+    finished = run("--smoke", BENCH_DATABASE_URL=database_url())
+    output = finished.stdout + finished.stderr
+    assert finished.returncode == 0, output[-4000:]
+    assert "mined 300 questions" in finished.stdout and ": passed" in finished.stdout, output[-4000:]
+    with connection.cursor() as cursor:  # it cleans up after itself
+        cursor.execute("SELECT count(*) FROM corpus_qapair")
+        assert cursor.fetchone()[0] == 0
+
+
+def test_the_smoke_run_refuses_to_run_without_a_database_to_flush():
+    finished = run("--smoke", timeout=120)
+    assert finished.returncode != 0
+    assert "BENCH_DATABASE_URL" in finished.stderr
