@@ -5,18 +5,22 @@ buttons are big enough to tap (44 px) and not covered by anything."""
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import transaction
 from playwright.sync_api import expect
 
 from assets.models import Asset
 from assets.tests.samples import png_bytes
 from collection.services import capture_screen
+from corpus.models import QAPair
+from corpus.signals import pairs_written
 from hits.models import Assignment
 from moderation import services as review
+from releases.tests import data
 from tests.e2e.conftest import log_in
 from tests.factories import PASSWORD, open_batch
 from tests.pools import image_group, pool_images, webqa_batch
 from validation.models import Judgement
-from validation.tests.factories import validators, written_pair
+from validation.tests.factories import validators
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -115,7 +119,9 @@ def test_rater_takes_a_task_and_submits_it(screen, live_server, rater):
 
 def test_validator_checks_a_question(screen, live_server, rater):
     page, phone = screen
-    pair = written_pair(author=rater)
+    with transaction.atomic():  # a question on two screenshots, handed to validators
+        pair = data.screen_pair(rater, screens=2, state="pending_validation")
+        pairs_written.send(sender=QAPair, qa_pairs=[pair])
     (validator,) = validators(1)
     log_in(page, live_server.url, validator.username, PASSWORD)
     fits(page, phone)
@@ -124,6 +130,14 @@ def test_validator_checks_a_question(screen, live_server, rater):
     start.click()
     expect(page.get_by_test_id("pair")).to_contain_text(pair.question)
     fits(page, phone)
+    source = page.get_by_test_id("evidence").locator("a[data-viewer]").first
+    tappable(source, phone)
+    source.click()
+    expect(page.get_by_test_id("viewer-count")).to_have_text("1 of 2")
+    for test_id in ("viewer-next", "viewer-zoom-in", "viewer-close"):
+        tappable(page.get_by_test_id(test_id), phone)
+    fits(page, phone)
+    page.get_by_test_id("viewer-close").click()
 
     for question in ("answer_correct", "follows_guidelines", "sources_needed"):
         group = page.locator(f"fieldset[data-yes-no={question}]")
