@@ -3,13 +3,35 @@ is an optimisation, and no request should fail because it is down."""
 
 import logging
 
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from redis.exceptions import RedisError
 
 logger = logging.getLogger(__name__)
 
 
+class ReusedClients(RedisCacheClient):
+    """Django's Redis cache client, keeping one ``redis.Redis`` per connection pool where
+    Django builds a new one (and its table of response callbacks) for every call: the
+    token check and the throttle make two calls on every API write. The clients are
+    thread-safe; their connections come from the pool as before."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._clients = {}
+
+    def get_client(self, key=None, *, write=False):
+        pool = self._get_connection_pool(write)
+        client = self._clients.get(id(pool))
+        if client is None:
+            client = self._clients[id(pool)] = self._client(connection_pool=pool)
+        return client
+
+
 class FailSoftRedisCache(RedisCache):
+    def __init__(self, server, params):
+        super().__init__(server, params)
+        self._class = ReusedClients
+
     def _soft(self, name, fallback, *args, **kwargs):
         try:
             return getattr(super(), name)(*args, **kwargs)
