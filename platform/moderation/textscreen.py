@@ -35,7 +35,9 @@ _NAMELESS = re.compile(r"(?:sign|log)[ -]?out|my account|welcome back", re.IGNOR
 # more (phones, cards, ID numbers), an IBAN's country and check digits, an address's or a
 # signed-in greeting's own pattern. A text with none of them (most titles, labels, prices)
 # is passed over without building lines: releases screen every text of every record.
-_SEVEN_DIGITS = re.compile(r"(?:\D*\d){7}")
+# Phones, cards and ID numbers are seven digits or more with at most a few separators
+# between two digits (") (", " - ", "/"); in a line, any run of whitespace is one space.
+_DIGIT_RUN = re.compile(r"\d(?:(?:[.\-–/()]|\s+){0,3}\d){6}")
 _IBAN_START = re.compile(r"[A-Z]{2}\d{2}")
 
 
@@ -66,8 +68,10 @@ def _might_be_signed_in(text):
 def might_hold_personal_data(text: str) -> bool:
     if "@" in text:
         return True
+    # As the detectors read it: words joined by one space (lines too: more, not less, to match).
+    text = " ".join(text.split())
     if _DIGIT.search(text) and (
-        _SEVEN_DIGITS.match(text) or _IBAN_START.search(text) or any(p.search(text) for p in _ANY_ADDRESS)
+        _DIGIT_RUN.search(text) or _IBAN_START.search(text) or any(p.search(text) for p in _ANY_ADDRESS)
     ):
         return True
     return _might_be_signed_in(text) and any(p.search(text) for p, _strength in SIGNED_IN)

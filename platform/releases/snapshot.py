@@ -106,6 +106,10 @@ def take_snapshot(*, release, progress):
         if connection.vendor == "postgresql" and outermost:
             with connection.cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                # Its commit need not wait for the disk: a crash that lost it loses the release
+                # row's snapshot_at with it (one transaction), so the next build snapshots
+                # again; and the build's later commits, which do wait, make it durable.
+                cursor.execute("SET LOCAL synchronous_commit TO OFF")
         snapshot_at = timezone.now()
         pairs = selected_pairs(release)
         plan = SplitPlan.make(release=release, pairs=pairs)

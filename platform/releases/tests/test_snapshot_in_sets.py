@@ -102,3 +102,13 @@ def test_a_local_release_links_its_images_to_the_stored_files_instead_of_copying
     shipped = default_storage.path(f"{built.storage_prefix}/images/{stored.sha256}.png")
     assert os.path.samefile(shipped, default_storage.path(stored.storage_key))
     assert hashlib.sha256(read(built, f"images/{stored.sha256}.png")).hexdigest() == stored.sha256
+
+
+def test_personal_data_spaced_with_tabs_or_no_break_spaces_is_masked_too(admin_user, rater):
+    # The detectors read words joined by one space; the cheap check before them must too.
+    data.screen_pair(rater, question="Is it 221B\u00a0Baker Street?", answer="Ask at the desk, says Hi\tJane.")
+    draft = release(admin_user, families=["webquest"])
+    counts, _ = take_snapshot(release=draft, progress=lambda **_: None)
+    record = ReleaseItem.objects.get(release=draft).record
+    assert (record["question"], record["answer"]) == ("Is it […]?", "Ask at the desk, says […].")
+    assert counts["text_screening"]["masked_address"] == 1 and counts["text_screening"]["masked_signed_in"] == 1
