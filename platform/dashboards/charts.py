@@ -25,8 +25,8 @@ def bucket_size(moments):
     return next((size for widest, size in SPANS if span <= widest), WEEK)
 
 
-def _start(moment, size):
-    local = timezone.localtime(moment)
+def _start(moment, size, zone):
+    local = moment.astimezone(zone)
     if size == HOUR:
         return local.replace(minute=0, second=0, microsecond=0)
     day = local.replace(hour=0, minute=0, second=0, microsecond=0)
@@ -37,7 +37,7 @@ def _step(start, size):
     if size == HOUR:
         return start + timedelta(hours=1)
     naive = start.replace(tzinfo=None) + timedelta(days=7 if size == WEEK else 1)
-    return timezone.make_aware(naive)  # a day is not always 24 hours
+    return timezone.make_aware(naive, start.tzinfo)  # a day is not always 24 hours
 
 
 def label(start, size):
@@ -54,11 +54,12 @@ def time_series(counts, *, names=None, empty="count"):
     ``{labels, datasets, bucket}`` with one dataset per key, named by ``names`` (a key
     without a name, or ``None``, is shown as ``empty``)."""
     names = names or {}
+    zone = timezone.get_current_timezone()
     size = bucket_size([moment for moment, _key in counts])
     keys = sorted({key for _moment, key in counts}, key=lambda key: str(names.get(key, key)))
     sums = {}
     for (moment, key), n in counts.items():
-        start = _start(moment, size)
+        start = _start(moment, size, zone)
         sums[start, key] = sums.get((start, key), 0) + n
     starts = sorted({start for start, _key in sums})
     if starts:
@@ -66,7 +67,7 @@ def time_series(counts, *, names=None, empty="count"):
         while buckets[-1] < starts[-1]:
             buckets.append(_step(buckets[-1], size))
         if len(buckets) < FEWEST:
-            before = _start(buckets[0] - timedelta(minutes=1), size)
+            before = _start(buckets[0] - timedelta(minutes=1), size, zone)
             buckets = [before, *buckets, _step(buckets[-1], size)]
     else:
         buckets = []

@@ -61,16 +61,30 @@ def _kind_names():
     return dict(registry.choices())
 
 
+_ANY_ID = 2_147_483_647  # stands for a batch's id in a URL reversed once per page
+
+
+def _per_batch(name):
+    """``name``'s URL for any batch id (reversed once, not once per row), or None."""
+    url = _page(name, _ANY_ID)
+    return (lambda batch_id: url.replace(str(_ANY_ID), str(batch_id))) if url else (lambda batch_id: None)
+
+
 def _batch_rows(rows):
     """Batch rows with their kind and state as people name them, and the lists behind
-    their figures: the tasks, the assignments in each state, the console's batch page."""
+    their figures: the spot check, the tasks, the assignments in each state, the
+    console's batch page."""
     kinds, states = _kind_names(), dict(Batch.State.choices)
+    tasks, assignments = (reverse(f"admin:{name}_changelist") for name in ("hits_task", "hits_assignment"))
+    spot_check, console = _per_batch("hits:spot_check"), _per_batch("console:batch")
     for row in rows:
+        batch = row["id"]
         row["kind_name"] = kinds.get(row["kind"], row["kind"])
         row["state_name"] = states.get(row["state"], row["state"])
-        row["tasks_link"] = _listing("hits_task", batch__id__exact=row["id"])
+        row["spot_check_link"], row["console_link"] = spot_check(batch), console(batch)
+        row["tasks_link"] = f"{tasks}?batch__id__exact={batch}"
         row["state_links"] = {
-            state: _listing("hits_assignment", batch__id__exact=row["id"], state__exact=state)
+            state: f"{assignments}?batch__id__exact={batch}&state__exact={state}"
             for state in ("assigned", "submitted", "approved", "rejected", "returned", "expired")
         }
     return rows
