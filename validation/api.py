@@ -94,6 +94,8 @@ class ReferenceSetsView(APIView):
         if "qa_pairs" in data:
             pairs = list(QAPair.objects.filter(pk__in=data["qa_pairs"]).order_by("id"))
             unknown = sorted(set(data["qa_pairs"]) - {pair.pk for pair in pairs})
+            if unknown and not pairs:
+                raise NotFound(f"No QA pair has the id {', '.join(map(str, unknown))}.")
         result = services.choose_test_candidates(actor=request.user, release=release, qa_pairs=pairs,
                                                  limit=data["limit"])  # fmt: skip
         skipped = {**result.skipped, **dict.fromkeys(unknown, "no such QA pair")}

@@ -393,8 +393,8 @@ def choose_test_candidates(*, actor, release=None, qa_pairs=None, limit=None):
     release = release or draft_release()
     if release is None:
         raise DomainError(
-            "Define the next WebQA release first (Releases › Add, without building it): test items are chosen from "
-            "the test split its seed and shares make.",
+            "Define the next WebQA release first (Console › Releases › Define a release, without building it): test "
+            "items are chosen from the test split its seed and shares make.",
             code="no_draft_release",
         )
     if release.state == Release.State.PUBLISHED or "webqa" not in release.families:
@@ -413,6 +413,8 @@ def choose_test_candidates(*, actor, release=None, qa_pairs=None, limit=None):
     skipped = {}
     if qa_pairs is None:
         wanted = [pair_id for pair_id in in_test if pair_id not in chosen][:limit]
+    elif not qa_pairs:
+        raise DomainError("Name at least one QA pair to choose as a test item.", code="no_qa_pairs")
     else:
         wanted, in_test = [], set(in_test)
         for pair in qa_pairs:

@@ -127,6 +127,16 @@ def test_the_api_chooses_the_draft_releases_test_items_and_says_why_it_skips_oth
     assert response.status_code == 404
 
 
+def test_the_api_names_unknown_pairs_and_refuses_an_empty_list(api_for, admin_user, draft):
+    client = api_for(admin_user)
+    response = client.post("/api/v1/reference-sets/", {"qa_pairs": [999998, 999999]}, format="json")
+    assert response.status_code == 404
+    assert "999998, 999999" in response.json()["error"]["message"]
+    response = client.post("/api/v1/reference-sets/", {"qa_pairs": []}, format="json")
+    assert response.status_code == 400, response.content
+    assert "at least one" in response.json()["error"]["message"]
+
+
 def test_the_api_refuses_without_a_draft_release(api_for, admin_user, rater):
     data.webqa_image_pair(rater, negatives=0)
     response = api_for(admin_user).post("/api/v1/reference-sets/", {}, format="json")
