@@ -9,17 +9,11 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
+from tests.bench.test_dashboards_smoke import database_url
+
 ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.skipif("connection.vendor != 'postgresql'", reason="the benchmark loads data in PostgreSQL")
-
-
-def database_url():
-    """The test database, as a URL the benchmark scripts read."""
-    settings = connection.settings_dict
-    password = f":{settings['PASSWORD']}" if settings.get("PASSWORD") else ""
-    host, port = settings["HOST"] or "127.0.0.1", settings["PORT"] or 5432
-    return f"postgres://{settings['USER']}{password}@{host}:{port}/{settings['NAME']}"
 
 
 def run(*arguments, timeout=300, **env):
