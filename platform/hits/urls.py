@@ -5,7 +5,7 @@ from . import landing, views
 app_name = "hits"
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("", landing.front, name="home"),
     path("welcome/", landing.landing, name="landing"),
     path("batches/<int:batch_id>/start/", views.start, name="start"),
     path("assignments/<int:assignment_id>/", views.task, name="task"),

@@ -38,8 +38,9 @@ def test_log_in_and_log_out(client, rater):
     assert bad.status_code == 200 and b"do not match" in bad.content
     good = client.post(reverse("accounts:login"), {"username": rater.username, "password": PASSWORD})
     assert good.status_code == 302
+    assert client.get(reverse("hits:home")).templates[0].name == "hits/home.html"
     client.post(reverse("accounts:logout"))
-    assert client.get(reverse("hits:home")).status_code == 302
+    assert client.get(reverse("hits:home")).templates[0].name == "landing.html"
 
 
 def test_roles_include_the_roles_below_them(db):

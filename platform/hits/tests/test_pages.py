@@ -20,8 +20,13 @@ def test_home_lists_work_with_reasons_for_what_i_cannot_take(client, rater):
     assert page.count(">Start</button>") == 1
 
 
-def test_anonymous_visitors_are_sent_to_log_in(client):
+def test_anonymous_visitors_read_what_trailmark_is_with_a_way_to_log_in(client):
     response = client.get(reverse("hits:home"))
+    assert response.status_code == 200
+    assert response.templates[0].name == "landing.html"
+    assert reverse("accounts:login").encode() in response.content
+    # The pages behind it still ask visitors to log in.
+    response = client.get(reverse("training:questions"))
     assert response.status_code == 302 and reverse("accounts:login") in response["Location"]
 
 
