@@ -119,10 +119,11 @@ def close_batch(*, batch, actor=None):
 def request_next_task(*, worker, batch_id):
     """Gives ``worker`` a task from ``batch``: their open one if they have it, else a new one.
 
-    Returns ``(assignment, created)``. Safe under any number of concurrent callers: the
-    worker's profile row serialises one worker's requests, and tasks are claimed with
-    ``SELECT … FOR UPDATE SKIP LOCKED`` so that parallel workers take different rows
-    instead of queueing on the same one.
+    Returns ``(assignment, created)``. Safe under any number of concurrent callers: tasks
+    are claimed with ``SELECT … FOR UPDATE SKIP LOCKED`` so that parallel workers take
+    different rows instead of queueing on the same one, and one worker's requests at
+    once meet the unique constraint on their open assignment in the batch: the ones that
+    lose retry, and find the assignment the winner made.
     """
     for _attempt in range(3):
         try:
