@@ -269,7 +269,7 @@ def _copy_asset(files, row):
     path = f"images/{sha}.{EXTENSIONS[fmt]}"
     if not webqa_image:
         return files.copy_from_storage(path, storage_key, expected_sha256=sha), None
-    with default_storage.open(storage_key, "rb") as handle:  # one image at a time in memory
+    with default_storage.open(storage_key, "rb") as handle:  # a few images at a time in memory
         data = handle.read()
     if hashlib.sha256(data).hexdigest() != sha:
         raise ValueError(f"The stored file {storage_key} does not match its hash {sha}.")
