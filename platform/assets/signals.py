@@ -16,6 +16,10 @@ asset_stored = Signal()
 # A reviewer cleared ``asset`` as it is.
 asset_cleared = Signal()
 
+# A reviewer took back their approval of ``asset``: it waits for review again, and whatever
+# an app keeps for cleared assets only (a site's graph) must drop it.
+asset_uncleared = Signal()
+
 # A redacted copy ``replacement`` takes the place of ``original`` everywhere.
 asset_redacted = Signal()
 

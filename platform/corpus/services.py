@@ -90,7 +90,7 @@ def reject_pairs_citing(*, asset, reason, **_signal):
 
 
 def regraph_sites_showing(*, asset=None, replacement=None, **_signal):
-    """A screenshot cleared, redacted or rejected changes the navigation graphs of the sites
+    """A screenshot cleared, uncleared, redacted or rejected changes the navigation graphs of the sites
     whose trace steps show it: each is rebuilt by a job."""
     from .models import TraceStep
 

@@ -12,7 +12,6 @@ from datetime import timedelta
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
-from django.dispatch import Signal
 from django.utils import timezone
 from PIL import Image, ImageDraw
 
@@ -29,14 +28,6 @@ from .models import ReviewDecision, ReviewItem
 
 CLAIM_MINUTES = 10
 UNDO_SECONDS = 120  # long enough to notice a slip of the key, short enough that little follows
-
-# Asked before an approval of ``asset`` is undone: a receiver in an app that may have acted
-# on the cleared asset since ``since`` (put it in a release, shown it as work) returns why
-# the undo must not happen, as a sentence; None when it did nothing with it.
-undoing_approval = Signal()
-# An approval of ``asset`` was undone: it is pending review again. Sent inside the undo's
-# transaction, for apps that keep something for cleared assets only (a site's graph).
-approval_undone = Signal()
 
 
 class NotAReviewer(DomainError):
@@ -354,7 +345,9 @@ def undo(*, decision_id, reviewer):
     later = ReviewDecision.objects.filter(asset_id=decision.asset_id, created_at__gt=decision.created_at)
     if item is None or item.asset.review_state != Asset.ReviewState.CLEARED or later.exists():
         raise CannotUndo("This screen has been decided on again since; undo is no longer possible.")
-    for _receiver, reason in undoing_approval.send(sender=ReviewDecision, asset=item.asset, since=decision.created_at):
+    for _receiver, reason in moderation_signals.undoing_approval.send(
+        sender=ReviewDecision, asset=item.asset, since=decision.created_at
+    ):
         if reason:
             raise CannotUndo(f"Too late to undo: {reason}")
     Asset.objects.filter(pk=item.asset_id).update(review_state=Asset.ReviewState.PENDING_REVIEW)
@@ -362,5 +355,5 @@ def undo(*, decision_id, reviewer):
     item.save(update_fields=["decided_at", "claimed_by", "claimed_until"])
     decision.undone_at = now
     decision.save(update_fields=["undone_at"])
-    approval_undone.send(sender=ReviewDecision, asset=item.asset)
+    signals.asset_uncleared.send(sender=ReviewDecision, asset=item.asset)
     return item

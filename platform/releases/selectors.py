@@ -6,7 +6,7 @@ from django.core.files.storage import default_storage
 from accounts.models import Role
 
 from .build import progress_key
-from .models import Release, ReleaseFile
+from .models import Release, ReleaseAsset, ReleaseFile
 
 
 def visible_releases(*, user):
@@ -72,3 +72,10 @@ def storage_key(release, release_file):
 
 def signs_urls():
     return getattr(default_storage, "querystring_auth", False)
+
+
+def release_holding(*, asset, **_signal):
+    """Asked before a screen's approval is taken back: a screen a release already copied
+    stays cleared (the release is fixed), so the answer names that release."""
+    held = ReleaseAsset.objects.filter(asset=asset).select_related("release").order_by("release_id").first()
+    return f"the screen is already in release {held.release}." if held is not None else None

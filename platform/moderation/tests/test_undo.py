@@ -10,11 +10,13 @@ from django.utils import timezone
 
 from accounts.models import Role
 from assets.models import Asset, AssetUpload
+from assets.signals import asset_uncleared
 from assets.tests.samples import png_bytes
 from collection.services import capture_screen
 from hits import services as work
 from moderation import services as review
 from moderation.models import ReviewDecision, ReviewItem
+from moderation.signals import undoing_approval
 from tests.factories import UserFactory, open_batch
 
 pytestmark = pytest.mark.django_db
@@ -39,11 +41,11 @@ def test_undoing_an_approval_puts_the_screen_back_in_the_reviewers_hands(rater, 
     assert decision.decision == "approved" and review.can_undo(decision)
 
     told = []
-    review.approval_undone.connect(lambda *, asset, **_: told.append(asset.pk), dispatch_uid="test.told", weak=False)
+    asset_uncleared.connect(lambda *, asset, **_: told.append(asset.pk), dispatch_uid="test.told", weak=False)
     try:
         review.undo(decision_id=decision.pk, reviewer=reviewer)
     finally:
-        review.approval_undone.disconnect(dispatch_uid="test.told")
+        asset_uncleared.disconnect(dispatch_uid="test.told")
     assert told == [item.asset_id]
     item.refresh_from_db()
     decision.refresh_from_db()
@@ -103,12 +105,12 @@ def test_no_undo_once_something_has_acted_on_the_approval(rater, reviewer):
     def frozen(*, asset, since, **_signal):
         return "the screen is already in release 2026-11." if asset.pk == item.asset_id else None
 
-    review.undoing_approval.connect(frozen, dispatch_uid="test.frozen")
+    undoing_approval.connect(frozen, dispatch_uid="test.frozen")
     try:
         with pytest.raises(review.CannotUndo, match="Too late to undo: the screen is already in release"):
             review.undo(decision_id=decision.pk, reviewer=reviewer)
     finally:
-        review.undoing_approval.disconnect(dispatch_uid="test.frozen")
+        undoing_approval.disconnect(dispatch_uid="test.frozen")
     assert Asset.objects.get(pk=item.asset_id).review_state == "cleared"
     assert ReviewDecision.objects.get().undone_at is None
 
@@ -143,4 +145,19 @@ def test_a_refused_undo_says_why_on_the_page(client, rater, reviewer):
         reverse("moderation:undo", args=[ReviewDecision.objects.get().pk]), {"queue": "pii"}, follow=True
     )
     assert "Only the reviewer who made a decision can undo it." in response.content.decode()
+    assert Asset.objects.get(pk=item.asset_id).review_state == "cleared"
+
+
+def test_no_undo_once_a_release_holds_the_screen(rater, reviewer):
+    from releases.models import Release, ReleaseAsset
+
+    item = _held(rater, reviewer)
+    review.approve(item_id=item.pk, reviewer=reviewer)
+    decision = ReviewDecision.objects.get()
+    release = Release.objects.create(name="screens", major=1, minor=0, patch=0)
+    ReleaseAsset.objects.create(
+        release=release, asset_id=item.asset_id, sha256="0" * 64, format="png", storage_key="a.png"
+    )
+    with pytest.raises(review.CannotUndo, match="already in release screens 1.0.0"):
+        review.undo(decision_id=decision.pk, reviewer=reviewer)
     assert Asset.objects.get(pk=item.asset_id).review_state == "cleared"
