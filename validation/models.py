@@ -57,7 +57,9 @@ class QualificationItem(models.Model):
     figures = models.JSONField(default=list, blank=True)
     follows_guidelines = models.BooleanField()
     broken_rule = models.CharField(max_length=40, blank=True, help_text="The key of the rule it breaks, if any.")
-    explanation = models.TextField(blank=True, help_text="Why, for admins; never shown to workers.")
+    explanation = models.TextField(
+        blank=True, help_text="Why this is the right verdict; shown to a worker who got the item wrong."
+    )
 
     def __str__(self):
         return f"item {self.position} of {self.test}"
