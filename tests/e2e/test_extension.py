@@ -252,6 +252,15 @@ def test_the_extension_wears_the_platforms_colours(chromium_with_extension):
         return ["--ink", "--muted", "--brand", "--danger", "--ok", "--bg"].map((name) => root.getPropertyValue(name).trim());
     }"""
     )
-    assert colours == ["#1d2330", "#5b6475", "#1f6feb", "#b42318", "#067647", "#f6f7f9"]
+    app = _app_colours()
+    assert colours == [app[name] for name in ("--ink", "--muted", "--accent", "--bad", "--good", "--bg")]
     button = popup.get_by_test_id("sign-in")
-    assert button.evaluate("b => getComputedStyle(b).backgroundColor") == "rgb(31, 111, 235)"
+    red, green, blue = (int(app["--accent"][i : i + 2], 16) for i in (1, 3, 5))
+    assert button.evaluate("b => getComputedStyle(b).backgroundColor") == f"rgb({red}, {green}, {blue})"
+
+
+def _app_colours():
+    """The colours the platform's own pages declare (static/css/trailmark.css :root)."""
+    css = (Path(__file__).resolve().parents[2] / "static" / "css" / "trailmark.css").read_text()
+    root = re.search(r":root\s*{([^}]*)}", css).group(1)
+    return dict(re.findall(r"(--[a-z]+):\s*(#[0-9a-f]{6})", root))
