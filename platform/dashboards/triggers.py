@@ -71,6 +71,12 @@ class Source:
     table: str
     name: str
     logs: tuple
+    # PostgreSQL skips unchanged rows in the trigger's WHEN clause, before calling it: the
+    # cheapest way, for the assignments' many draft saves. But a column a WHEN clause
+    # names cannot change type (ALTER TABLE fails) until the trigger is dropped, so the
+    # other tables, seldom updated, check inside the function, and their apps' migrations
+    # stay free to alter them.
+    skip_in_when: bool = False
 
     @property
     def triggers(self):
@@ -81,7 +87,8 @@ SOURCES = (
     Source(
         SOURCE,
         "assignment",
-        (
+        skip_in_when=True,
+        logs=(
             Log(
                 CHANGES,
                 COLUMNS,
@@ -296,7 +303,7 @@ def _postgresql_triggers(source):
             RETURN NULL;
         END $$""",
         f"""CREATE TRIGGER {updated} AFTER UPDATE ON {table} FOR EACH ROW
-        WHEN ({changed}) EXECUTE FUNCTION {updated}()""",
+        {f"WHEN ({changed})" if source.skip_in_when else ""} EXECUTE FUNCTION {updated}()""",
     ]
 
 
