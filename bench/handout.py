@@ -194,6 +194,17 @@ def start_server(port, workers, threads, worker_class):
     raise RuntimeError("gunicorn did not start")
 
 
+def stop_server(server):
+    """Quick shutdown (SIGQUIT to the master: nothing is left to finish), and the whole
+    process group killed if it has not gone in 15 s."""
+    server.send_signal(signal.SIGQUIT)
+    try:
+        server.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait(timeout=15)
+
+
 def client_loop(port, key, kind, batch, stop_at, latencies, failures, client_no):
     """One client: hand-out then submit until ``stop_at``. A refused request is counted
     by its status and the client goes on (a refused hand-out after a pause)."""
@@ -352,8 +363,7 @@ def main():
                 results.append(median)
                 print(_row(median) + (f"  (median of {args.runs})" if args.runs > 1 else ""))
     finally:
-        os.killpg(server.pid, signal.SIGINT)  # quick shutdown: no need to wait on idle kept-alive connections
-        server.wait(timeout=30)
+        stop_server(server)
 
     doubled = over_wanted([batch["id"] for batch in batches.values()])
     print(f"tasks handed out beyond their wanted assignments: {doubled}")
