@@ -38,7 +38,12 @@ def _driver(request, batch_id):
 @login_required
 def home(request):
     history = Paginator(selectors.history_for(worker=request.user), 20).get_page(request.GET.get("page"))
-    batches = selectors.open_batches_for(worker=request.user)
+    # Work the worker can start now comes first, then work they may do once there is more;
+    # work closed to them comes last, with the reasons.
+    batches = sorted(
+        selectors.open_batches_for(worker=request.user),
+        key=lambda row: (not row["eligibility"].eligible, row["available"] == 0),
+    )
     estimates = planning.estimates_for(row["batch"] for row in batches)
     for row in batches:
         row["estimate"] = estimates[row["batch"].pk]
