@@ -18,8 +18,10 @@ figure without images can be read alone (the images stage is also reported on it
 For each size, in increasing order, it adds pairs up to the size and builds a release of
 all of them ``--runs`` times (the median is reported), each in a fresh child process (so
 each peak RSS is that build's own): snapshot, records, WebQA files, images, manifest,
-publish. It prints the time of each stage, the total, the total without images, the
-child's peak RSS and the load average (``os.getloadavg``) when it finished; memory is flat
+publish. It prints the time of each stage, the total, the total without images, the CPU
+time of the build's process and of its PostgreSQL backend (what the build itself cost on a
+shared machine), the child's peak RSS and the load average (``os.getloadavg``) when it
+finished; memory is flat
 when the largest build's peak stays within 20% of the smallest's. After each build it also
 times the JSON Lines records alone (the build writes them in the same pass as WebQA's
 files), read from the snapshot and stored under a scratch prefix.
@@ -362,7 +364,7 @@ def build_in_this_process(size, chunk):
                 stages[current["stage"]] = stages.get(current["stage"], 0) + now - current["at"]
             current.update(stage=stage, at=now)
 
-    started, cpu_started = time.perf_counter(), cpu_seconds()
+    started, cpu_started, db_started = time.perf_counter(), cpu_seconds(), database_cpu_seconds()
     counts, _ = take_snapshot(release=release, progress=progress)
     Release.objects.filter(pk=release.pk).update(counts=counts)
     release.refresh_from_db()
@@ -372,12 +374,13 @@ def build_in_this_process(size, chunk):
     build._publish(release_id=release.pk, attempt=1, prefix=prefix, built=built)
     progress(stage="done")
     total, cpu = time.perf_counter() - started, cpu_seconds() - cpu_started
+    db_cpu = database_cpu_seconds() - db_started if db_started is not None else None
     load = os.getloadavg()
     records_alone = time_records_alone(release)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     images = Release.objects.get(pk=release.pk).files.filter(path__startswith="images/").count()
     print(json.dumps({"size": size, "items": built["counts"]["items"], "files": built["file_count"], "images": images,
-                      "bytes": built["manifest"]["total_size"], "seconds": total, "cpu": cpu, "stages": stages,
+                      "bytes": built["manifest"]["total_size"], "seconds": total, "cpu": cpu, "db_cpu": db_cpu, "stages": stages,
                       "records_alone": records_alone, "peak_rss_mb": peak_mb, "load": load}))  # fmt: skip
 
 
@@ -386,6 +389,21 @@ def cpu_seconds():
     time that was this build's own work (PostgreSQL's share is not in it)."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
+
+
+def database_cpu_seconds():
+    """CPU time of the PostgreSQL backend serving this process, read from /proc when the
+    server runs on this machine (as here); None elsewhere."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        (pid,) = cursor.fetchone()
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
 
 
 def time_records_alone(release):
@@ -417,10 +435,15 @@ def build(size, args):
     result = json.loads(child.stdout.strip().splitlines()[-1])
     stages = ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in result["stages"].items())
     print(f"Built {result['items']:,} pairs: {result['seconds']:.1f} s ({without_images(result):.1f} s without "
-          f"images; {result['cpu']:.1f} s of CPU in the build's process), peak RSS {result['peak_rss_mb']:.0f} MB, {result['files']:,} files, {result['bytes'] / 1e6:,.0f} MB "
+          f"images; CPU {result['cpu']:.1f} s in the build's process, {database_cpu(result)} in its "
+          f"database backend), peak RSS {result['peak_rss_mb']:.0f} MB, {result['files']:,} files, {result['bytes'] / 1e6:,.0f} MB "
           f"({stages}; records alone {result['records_alone']:.1f} s); load average "
           f"{' '.join(f'{n:.2f}' for n in result['load'])}", flush=True)  # fmt: skip
     return result
+
+
+def database_cpu(result):
+    return "?" if result.get("db_cpu") is None else f"{result['db_cpu']:.1f} s"
 
 
 def without_images(result):
@@ -471,12 +494,13 @@ def main():
         results.append(median_of(runs))
     print(f"\nMedian of {args.runs} run(s); screenshots: "
           f"{'a shared pool of tiny PNGs' if args.no_images else f'{args.image_kb} KB each, one per screen'}.")  # fmt: skip
-    print("\n| QA pairs | build (s) | without images (s) | build CPU (s) | snapshot (s) | records + WebQA (s) | images (s) "
-          "| image files | records alone (s) | peak RSS (MB) | load average |")  # fmt: skip
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("\n| QA pairs | build (s) | without images (s) | build CPU (s) | database CPU (s) | snapshot (s) "
+          "| records + WebQA (s) | images (s) | image files | records alone (s) | peak RSS (MB) | load average |")  # fmt: skip
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for result in results:
         stages = result["stages"]
         print(f"| {result['items']:,} | {result['seconds']:.1f} | {without_images(result):.1f} | {result['cpu']:.1f} | "
+              f"{database_cpu(result).removesuffix(' s')} | "
               f"{stages.get('snapshot', 0):.1f} | {stages.get('records', 0):.1f} | {stages.get('images', 0):.1f} | "
               f"{result['images']:,} | {result['records_alone']:.1f} | {result['peak_rss_mb']:.0f} | "
               f"{' '.join(f'{n:.2f}' for n in result['load'])} |")  # fmt: skip
