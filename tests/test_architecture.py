@@ -136,3 +136,13 @@ def test_no_code_outside_a_kind_compares_a_kind_name():
         if comparison.search(line)
     ]
     assert found == []
+
+
+def test_every_apps_tests_are_collected_by_the_suite():
+    import tomllib
+
+    testpaths = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["testpaths"])
+    apps_with_tests = {path.parent.name for path in ROOT.glob("*/tests") if (path.parent / "apps.py").exists()}
+    assert apps_with_tests, "no top-level app found"
+    assert apps_with_tests <= testpaths, f"not collected: {sorted(apps_with_tests - testpaths)}"
+    assert "platform" in testpaths
