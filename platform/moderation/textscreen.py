@@ -54,6 +54,7 @@ def _one_search(patterns):
 
 
 _ANY_ADDRESS = _one_search(ADDRESSES)
+_ANY_SIGNED_IN = _one_search([pattern for pattern, _strength in SIGNED_IN])
 
 
 def _might_be_signed_in(text):
@@ -66,6 +67,10 @@ def _might_be_signed_in(text):
 
 
 def might_hold_personal_data(text: str) -> bool:
+    """False only when no detector can find anything in ``text``. No test is anchored to
+    a text's start or end, so it holds for texts joined by newlines too: when it is False
+    for the joined texts it is False for each of them (releases test a record's texts
+    joined, once, and screen them one by one only when that says they might hold some)."""
     if "@" in text:
         return True
     # As the detectors read it: words joined by one space (lines too: more, not less, to match).
@@ -74,7 +79,7 @@ def might_hold_personal_data(text: str) -> bool:
         _DIGIT_RUN.search(text) or _IBAN_START.search(text) or any(p.search(text) for p in _ANY_ADDRESS)
     ):
         return True
-    return _might_be_signed_in(text) and any(p.search(text) for p, _strength in SIGNED_IN)
+    return _might_be_signed_in(text) and any(p.search(text) for p in _ANY_SIGNED_IN)
 
 
 def text_findings(text: str) -> list[dict]:

@@ -20,6 +20,7 @@ import hashlib
 import io
 import json
 import re
+import threading
 from collections import Counter, defaultdict
 from itertools import islice
 from urllib.parse import urlsplit
@@ -126,33 +127,14 @@ def take_snapshot(*, release, progress):
         excluded, authors, licences, generated = defaultdict(int), set(), set(), defaultdict(int)
         sources = _Sources(keep_query_hosts)
         done = 0
-        for chunk, rows in _chunks(pairs, settings.RELEASE_CHUNK_SIZE):
-            items, shipped = [], Shipped()
-            for pair, record_or_reason, source_counts in _records(chunk, rows, sources, shipped, graphs):
-                if isinstance(record_or_reason, str):
-                    excluded[record_or_reason] += 1
-                    continue
-                record, changed = screen_record(
-                    record_or_reason, keep_query_hosts=keep_query_hosts, in_place=True, pool_sources=False
-                )
-                screened.update(changed)
-                for counts in source_counts:
-                    screened.update(counts)
-                group = _group_key(pair, record)
-                split = plan.split_of(record=record, group_key=group)
-                if split is None or (split == "test" and pair["id"] in rows.disagreeing):
-                    excluded[plan.left_out.get(pair["id"], LOW_AGREEMENT)] += 1
-                    continue
-                if record["source"] == "generated":
-                    generated[pair["candidate__run_id"]] += 1
-                else:
-                    authors.add(pair["author_id"])
-                items.append((pair["id"], record["guid"], pair["family"], split, group[:300], record))
-            _store_items(release, items)
-            _store_assets(release, shipped.assets.values())
-            licences |= shipped.licences
-            done += len(chunk)
-            progress(stage="snapshot", done=done, persist=False)
+        with _ItemWriter(release) as writer:
+            for chunk, rows in _chunks(pairs, settings.RELEASE_CHUNK_SIZE):
+                sources.load(_wanted(rows))
+                writer.start()  # the last chunk's COPY, while this one is built
+                licences |= _snapshot_chunk(chunk, rows, sources, graphs, plan, writer, keep_query_hosts,
+                                            tallies=(excluded, screened, authors, generated))  # fmt: skip
+                done += len(chunk)
+                progress(stage="snapshot", done=done, persist=False)
         _number_webqa_images(release)
         counts = {
             "selected": done,
@@ -168,29 +150,135 @@ def take_snapshot(*, release, progress):
     return counts, snapshot_at
 
 
+def _snapshot_chunk(chunk, rows, sources, graphs, plan, writer, keep_query_hosts, *, tallies):
+    """One chunk's items handed to ``writer`` and its assets stored; returns its licences.
+    ``tallies`` (excluded, screened, authors, generated) are added to."""
+    excluded, screened, authors, generated = tallies
+    items, shipped = [], Shipped()
+    for pair, record_or_reason, source_counts in _records(chunk, rows, sources, shipped, graphs):
+        if isinstance(record_or_reason, str):
+            excluded[record_or_reason] += 1
+            continue
+        record, changed = screen_record(
+            record_or_reason, keep_query_hosts=keep_query_hosts, in_place=True, pool_sources=False
+        )
+        screened.update(changed)
+        for counts in source_counts:
+            screened.update(counts)
+        group = _group_key(pair, record)
+        split = plan.split_of(record=record, group_key=group)
+        if split is None or (split == "test" and pair["id"] in rows.disagreeing):
+            excluded[plan.left_out.get(pair["id"], LOW_AGREEMENT)] += 1
+            continue
+        if record["source"] == "generated":
+            generated[pair["candidate__run_id"]] += 1
+        else:
+            authors.add(pair["author_id"])
+        items.append((pair["id"], record["guid"], pair["family"], split, group[:300], record))
+    writer.add(items)
+    _store_assets(writer.release, shipped.assets.values())
+    return shipped.licences
+
+
 ITEM_COLUMNS = ("release_id", "qa_pair_id", "guid", "family", "split", "group_key", "content_hash", "record")
 
 
-def _store_items(release, items):
-    """One chunk's items, ``(pair id, guid, family, split, group key, record)`` each."""
-    if connection.vendor != "postgresql":
-        ReleaseItem.objects.bulk_create(
-            ReleaseItem(release=release, qa_pair_id=pair_id, guid=guid, family=family, split=split,
-                        group_key=group, content_hash=content_hash(record), record=record)
-            for pair_id, guid, family, split, group, record in items
-        )  # fmt: skip
-        return
-    # COPY in text form: a record's JSON holds no tab, newline or return (JSON escapes
-    # them), so only its backslashes need escaping.
-    lines = []
-    for pair_id, guid, family, split, group, record in items:
-        text = record_text(record)
-        digest = hashlib.sha256(text.encode()).hexdigest()
-        fields = (str(release.pk), str(pair_id), guid, family, split, group.translate(COPY_ESCAPES), digest)
-        lines.append("\t".join(fields) + "\t" + text.replace("\\", "\\\\") + "\n")
-    table = connection.ops.quote_name(ReleaseItem._meta.db_table)
-    with connection.cursor() as cursor:
-        cursor.copy_expert(f"COPY {table} ({', '.join(ITEM_COLUMNS)}) FROM STDIN", io.StringIO("".join(lines)))
+class _ItemWriter:
+    """Writes the snapshot's items, a chunk at a time: ``add`` a chunk's items ``(pair id,
+    guid, family, split, group key, record)``, ``start`` writing them once the next chunk's
+    rows are read. On PostgreSQL a chunk is one ``COPY`` in text form, run on the same
+    connection (so in the snapshot's transaction) from a second thread while the next
+    chunk is built in Python, as PostgreSQL spends about as long parsing the records into
+    ``jsonb`` and checking their foreign keys as Python spends making them; at most one
+    chunk waits and one is in flight, so memory stays flat. Elsewhere ``add`` writes at once.
+    """
+
+    def __init__(self, release):
+        self.release = release
+        self.postgresql = connection.vendor == "postgresql"
+        self.pending = None  # the COPY text of the chunk added last, not started yet
+        self.copying = None  # the thread of the COPY in flight, and its error
+        self.error = None
+        self.deferred = None  # the items' foreign keys PostgreSQL checks at the commit
+
+    def __enter__(self):
+        if self.postgresql:
+            with connection.cursor() as cursor:
+                # The items' foreign keys are checked in each COPY rather than all at the
+                # commit, which waits for them: the COPY runs while Python works.
+                cursor.execute(
+                    "SELECT string_agg(quote_ident(conname), ', ') FROM pg_constraint"
+                    " WHERE conrelid = %s::regclass AND contype = 'f' AND condeferred",
+                    [ReleaseItem._meta.db_table],
+                )
+                (self.deferred,) = cursor.fetchone()
+            self._constraints("IMMEDIATE")
+        return self
+
+    def __exit__(self, kind, error, traceback):
+        if error is None:
+            self.start()
+        self.wait(raising=error is None)
+        if error is None:
+            self._constraints("DEFERRED")
+
+    def _constraints(self, mode):
+        if self.deferred:
+            with connection.cursor() as cursor:
+                cursor.execute(f"SET CONSTRAINTS {self.deferred} {mode}")
+
+    def add(self, items):
+        if not self.postgresql:
+            ReleaseItem.objects.bulk_create(
+                ReleaseItem(release=self.release, qa_pair_id=pair_id, guid=guid, family=family, split=split,
+                            group_key=group, content_hash=content_hash(record), record=record)
+                for pair_id, guid, family, split, group, record in items
+            )  # fmt: skip
+            return
+        # A record's JSON holds no tab, newline or return (JSON escapes them), so only its
+        # backslashes need escaping.
+        lines = []
+        release_id = str(self.release.pk)
+        for pair_id, guid, family, split, group, record in items:
+            text = record_text(record)
+            digest = hashlib.sha256(text.encode()).hexdigest()
+            fields = (release_id, str(pair_id), guid, family, split, group.translate(COPY_ESCAPES), digest)
+            lines.append("\t".join(fields) + "\t" + text.replace("\\", "\\\\") + "\n")
+        self.wait()  # the chunk before: its COPY holds the connection
+        self.pending = "".join(lines)
+
+    def start(self):
+        """Starts the COPY of the chunk added last, if any, in its own thread."""
+        if self.pending is None:
+            return
+        text, self.pending = self.pending, None
+        raw = connection.connection  # psycopg2's connection: safe to share between threads
+        table = connection.ops.quote_name(ReleaseItem._meta.db_table)
+        sql = f"COPY {table} ({', '.join(ITEM_COLUMNS)}) FROM STDIN"
+
+        def copy():
+            try:
+                with raw.cursor() as cursor:
+                    cursor.copy_expert(sql, io.StringIO(text), size=COPY_BLOCK)
+            except Exception as error:  # raised again in the snapshot's thread (wait)
+                self.error = error
+
+        self.copying = threading.Thread(target=copy, name="snapshot-copy", daemon=True)
+        self.copying.start()
+
+    def wait(self, *, raising=True):
+        """Waits for the COPY in flight; raises its error (as Django's) if it failed."""
+        if self.copying is not None:
+            self.copying.join()
+            self.copying = None
+        error, self.error = self.error, None
+        if error is not None and raising:
+            with connection.wrap_database_errors:
+                raise error
+
+
+# Text handed to each COPY message.
+COPY_BLOCK = 1 << 20
 
 
 # What COPY's text form escapes in a field.
@@ -393,9 +481,8 @@ def _chunks(pairs, size):
         )
 
 
-def _records(chunk, rows, sources, shipped, graphs):
-    """``(pair, record, [source counts])`` for each pair of the chunk, or ``(pair, reason,
-    [])`` when it is left out; the assets of the records are added to ``shipped``."""
+def _wanted(rows):
+    """``{kind: ids}`` of the pool sources a chunk's records hold."""
     wanted = {kind: set() for kind in _Sources.READERS}
     for by_pair in (rows.evidence, rows.distractors):
         for pair_rows in by_pair.values():
@@ -404,7 +491,13 @@ def _records(chunk, rows, sources, shipped, graphs):
                 _want(wanted, screen_id, image_id, snippet_id)
     for step_rows in rows.steps.values():
         wanted["screen"].update(row["screen_id"] for row in step_rows if row["screen_id"] is not None)
-    sources.load(wanted)
+    return wanted
+
+
+def _records(chunk, rows, sources, shipped, graphs):
+    """``(pair, record, [source counts])`` for each pair of the chunk, or ``(pair, reason,
+    [])`` when it is left out; the assets of the records are added to ``shipped``. Its
+    pool sources are loaded (``_wanted``)."""
     for pair in chunk:
         references = rows.references.get(pair["id"])
         if references:

@@ -54,6 +54,9 @@ def screen_record(
     screen or negatives) are left alone: they were screened with ``screen_source``."""
     screen = _Screener(keep_query_hosts)
     record = record if in_place else copy.deepcopy(record)
+    # The record's own texts are tested joined, once: most records hold nothing a detector
+    # could find, and then none of them is screened alone (pool sources have their cache).
+    screen.own_texts_clean = not textscreen.might_hold_personal_data("\n".join(_own_texts(record)))
     before = screen.total_masked()
     for key in ("question", "answer", "keyword_answer"):
         if key in record:
@@ -88,6 +91,24 @@ def screen_source(kind: str, source: dict, *, keep_query_hosts: Iterable[str] = 
     return screen.changes()
 
 
+def _own_texts(record):
+    """The texts of ``record`` that ``screen_record`` screens without its cache (all but
+    its pool sources' and addresses), as a list; entries that are not strings are left
+    for ``_Screener.text`` to pass over."""
+    texts = [record.get(key) for key in ("question", "answer", "keyword_answer", "topic")]
+    for key in ("answer_variants", "reference_answers"):
+        texts += record.get(key) or ()
+    for piece in record.get("evidence", ()):
+        texts += (piece.get("note"), piece.get("fact"))
+    for step in record.get("steps", ()):
+        texts.append(step.get("title"))
+        for part in [step.get("target"), *(step.get("clickables") or ())]:
+            if isinstance(part, dict):
+                texts += (part.get(key) for key in (*STEP_TEXT_KEYS, "selector"))
+    texts.append((record.get("episode") or {}).get("description"))
+    return [text for text in texts if isinstance(text, str) and text]
+
+
 @lru_cache(maxsize=100_000)
 def _screened_text(value):
     """``(masked text, findings)``: pool texts recur in many records (as distractors), so
@@ -106,6 +127,8 @@ class _Screener:
     def __init__(self, keep_query_hosts):
         self.keep_query_hosts = {host_of(host) for host in keep_query_hosts}
         self.counts = Counter()
+        # True when the record's own texts, joined, hold nothing a detector could find.
+        self.own_texts_clean = False
 
     def changes(self):
         return {change: n for change, n in self.counts.items() if n}
@@ -116,7 +139,7 @@ class _Screener:
     def text(self, value, *, shared=False):
         """``value`` screened; ``shared`` texts (pool images and snippets, screens' titles)
         recur across records and are looked up in a bounded cache."""
-        if not isinstance(value, str) or not value:
+        if not isinstance(value, str) or not value or (self.own_texts_clean and not shared):
             return value
         masked, found = _screened_text(value) if shared else _screened_text.__wrapped__(value)
         self._count(found)
