@@ -69,6 +69,22 @@ class ApiTokenAuthentication(authentication.TokenAuthentication):
                     cache.incr(failures_key)
             raise
 
+    def cached_credentials(self, request):
+        """``(user, token)`` for a token call whose token is in the cache and whose address
+        is under its failure limit, in the one cache read; None for anything else, which
+        ``authenticate`` answers (a refusal, a token read from the database). Nothing is
+        counted: a None leaves the call as it came."""
+        parts = authentication.get_authorization_header(request).split()
+        if len(parts) != 2 or parts[0].lower() != self.keyword.lower().encode():
+            return None
+        failures_key = f"trailmark:token-failures:{request.META.get('REMOTE_ADDR', '')}"
+        digest = digest_token(parts[1].decode(errors="replace"))
+        found = cache.get_many([failures_key, _cache_key(digest)])
+        if (found.get(failures_key) or 0) >= settings.TOKEN_FAILURE_LIMIT:
+            return None
+        cached = _unpickled(found.get(_cache_key(digest)))
+        return None if cached is None else self._use(cached, digest)
+
     def authenticate_credentials(self, key):
         digest = digest_token(key)
         try:

@@ -108,7 +108,7 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 
     @extend_schema(request=RequestTaskSerializer, responses={200: AssignmentSerializer, 201: AssignmentSerializer})
     def create(self, request):
-        batch_id = _plain_id(request.data, "batch")
+        batch_id = plain_id(request.data, "batch")
         if batch_id is None:  # anything else gets the serializer's field errors
             batch_id = validated(RequestTaskSerializer, request.data)["batch"]
         assignment, created = services.request_next_task(worker=request.user, batch_id=batch_id)
@@ -117,7 +117,7 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     @extend_schema(request=SubmitSerializer, responses=AssignmentSerializer)
     @action(detail=True, methods=["post"])
     def submit(self, request, pk=None):
-        data = _plain_submission(request.data) or validated(SubmitSerializer, request.data)
+        data = plain_submission(request.data) or validated(SubmitSerializer, request.data)
         try:
             assignment = services.submit_assignment(
                 assignment_id=url_id(pk, what="assignment"),
@@ -178,12 +178,12 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 # The hand-out's and submission's bodies as clients send them, read without building a
 # serializer; anything else (a missing field, a string for a number) goes through the
 # serializer, whose errors say what to fix.
-def _plain_id(data, name):
+def plain_id(data, name):
     value = data.get(name) if isinstance(data, dict) else None
     return value if type(value) is int and value >= 1 else None
 
 
-def _plain_submission(data):
+def plain_submission(data):
     if not isinstance(data, dict) or not isinstance(data.get("answer"), dict):
         return None
     if data.keys() - {"answer", "active_seconds"}:
