@@ -209,7 +209,11 @@ def _claim_task(*, assignment):
     worker_id = assignment.worker_id
     where, params = _candidate_tasks(batch=assignment.batch, worker_id=worker_id)
     task_table, assignment_table = Task._meta.db_table, Assignment._meta.db_table
-    never_had = f"NOT EXISTS (SELECT 1 FROM {assignment_table} a WHERE a.task_id = t.id AND a.worker_id = %s)"
+    # OFFSET 0 keeps the check a probe of each candidate task's few assignments: without
+    # it the planner turns NOT EXISTS into an anti-join, and with fresh statistics it
+    # merge-joins over the assignments index up to the first free task, a cost that grows
+    # with everyone's history (4 ms after 4,400 assignments, against 0.1 ms).
+    never_had = f"NOT EXISTS (SELECT 1 FROM {assignment_table} a WHERE a.task_id = t.id AND a.worker_id = %s OFFSET 0)"
     pick = f"SELECT t.id FROM {task_table} t WHERE {where} AND {never_had} ORDER BY t.id LIMIT 1"
     params = [*params, worker_id]
     if not connection.features.has_select_for_update_skip_locked:

@@ -1,6 +1,8 @@
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from accounts.models import QualificationGrant, Role
@@ -138,3 +140,27 @@ def _set(obj, **fields):
     for key, value in fields.items():
         setattr(obj, key, value)
     obj.save()
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the claim statement is PostgreSQL's")
+def test_the_claim_checks_each_task_by_a_probe_whatever_the_workers_history(rater):
+    batch = open_batch(tasks=1600, wanted=2)
+    tasks = list(Task.objects.filter(batch=batch).order_by("id").values_list("id", flat=True))
+    had, now = tasks[:1500], timezone.now()
+    Assignment.objects.bulk_create(
+        Assignment(batch=batch, task_id=task_id, worker=rater, state="submitted", submitted_at=now, expires_at=now)
+        for task_id in had
+    )
+    Task.objects.filter(pk__in=had).update(slots_taken=1)  # each still wants another worker
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE hits_task")
+        cursor.execute("ANALYZE hits_assignment")
+    with CaptureQueriesContext(connection) as queries:
+        assignment, created = services.request_next_task(worker=rater, batch_id=batch.pk)
+    assert created and assignment.task_id == tasks[1500]
+    claim = next(query["sql"] for query in queries.captured_queries if "slots_taken + 1" in query["sql"])
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN " + claim)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    # Not an anti-join over the worker's 1,500 assignments: one probe per task looked at.
+    assert "Anti Join" not in plan and "SubPlan" in plan, plan
