@@ -142,6 +142,7 @@
     }
     form.addEventListener("input", saveSoon);
     form.addEventListener("change", saveSoon);
+    form.setAttribute("data-draft-ready", "");
     window.addEventListener("pagehide", function () { if (timer) save(); });
 
     // Bubble phase: a submit stopped by a check (form-errors.js) arrives defaultPrevented.

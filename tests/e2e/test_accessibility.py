@@ -50,6 +50,12 @@ def _start(page, batch_name):
     row.get_by_role("button", name="Start").click()
 
 
+def _drafts_kept(page):
+    """Waits until the task form keeps drafts (its script runs once the page has loaded):
+    what is typed before that is read as the form's starting point."""
+    expect(page.locator("#task-form")).to_have_attribute("data-draft-ready", "")
+
+
 def test_visitor_pages(page, live_server):
     page.goto(f"{live_server.url}/welcome/")
     expect(page.get_by_role("heading", level=1)).to_contain_text("Trailmark collects questions")
@@ -240,6 +246,7 @@ def test_a_draft_survives_a_reload_and_goes_once_submitted_or_returned(page, liv
     open_batch(tasks=2, name="Passages")
     log_in(page, live_server.url, rater.username, PASSWORD)
     _start(page, "Passages")
+    _drafts_kept(page)
     page.get_by_label("Your answer").fill("seven")
     page.get_by_label("Fairly sure").check()
     expect(page.locator("#task-form")).to_have_attribute("data-draft-saved", re.compile(r"\d+"))
@@ -252,6 +259,7 @@ def test_a_draft_survives_a_reload_and_goes_once_submitted_or_returned(page, liv
     page.get_by_label("Your answer").fill("")
     page.get_by_role("button", name="Submit", exact=True).click()
     expect(page.get_by_test_id("form-errors")).to_be_visible()
+    _drafts_kept(page)
     page.get_by_label("Your answer").fill("eight")
     page.get_by_role("button", name="Submit and take the next task").click()
     expect(page.get_by_role("status").first).to_contain_text("Submitted")
@@ -261,6 +269,7 @@ def test_a_draft_survives_a_reload_and_goes_once_submitted_or_returned(page, liv
 
     # Returning a task forgets its draft too.
     expect(page.locator("#task-form")).not_to_have_attribute("data-draft-saved", re.compile(r"\d+"))
+    _drafts_kept(page)
     page.get_by_label("Your answer").fill("nine")
     expect(page.locator("#task-form")).to_have_attribute("data-draft-saved", re.compile(r"\d+"))
     assert len(_draft_keys(page)) == 1
@@ -277,6 +286,7 @@ def test_storage_that_refuses_does_not_break_the_form(page, live_server, rater):
     )
     log_in(page, live_server.url, rater.username, PASSWORD)
     _start(page, "Passages")
+    _drafts_kept(page)
     page.get_by_label("Your answer").fill("seven")
     expect(page.get_by_test_id("draft-note")).to_contain_text("could not keep a draft")
     page.get_by_label("Certain").check()

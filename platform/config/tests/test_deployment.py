@@ -151,3 +151,24 @@ def test_pages_carry_a_content_security_policy(client):
     assert directives["script-src"] == "'self'"  # no inline script without this response's nonce
     assert directives["object-src"] == "'none'" and directives["frame-ancestors"] == "'none'"
     assert "'unsafe-eval'" not in policy
+
+
+@pytest.mark.django_db
+def test_browser_posts_need_the_csrf_token_and_token_calls_do_not(rater):
+    from django.conf import settings
+    from django.middleware.csrf import CsrfViewMiddleware
+    from django.test import Client
+    from django.utils.module_loading import import_string
+
+    assert any(issubclass(import_string(path), CsrfViewMiddleware) for path in settings.MIDDLEWARE)
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(rater)
+    assert browser.post("/accounts/tokens/", {"name": "script"}).status_code == 403
+
+    from accounts.services import create_api_token
+
+    _token, key = create_api_token(user=rater, name="script")
+    script = Client(enforce_csrf_checks=True, HTTP_AUTHORIZATION=f"Token {key}")
+    # A script's write goes through to the view (which finds no such batch), CSRF unasked.
+    refused = script.post("/api/v1/assignments/", {"batch": 999999}, content_type="application/json")
+    assert refused.status_code == 404, refused.content
