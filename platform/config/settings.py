@@ -318,9 +318,10 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.api.document_errors"],
     "TITLE": "Trailmark API",
     "DESCRIPTION": (
-        "Hand out and submit work, manage API tokens, and (in later versions) download "
-        "dataset releases. Authenticate with `Authorization: Token <key>`; create keys "
-        "on your profile page."
+        "Hand out and submit work, upload screenshots and browsing traces, manage batches, "
+        "pools, mining and generation runs, webhooks and API tokens, and list, download and "
+        "evaluate dataset releases. Authenticate with `Authorization: Token <key>`; create "
+        "keys on your profile page."
     ),
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
