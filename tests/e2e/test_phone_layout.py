@@ -1,7 +1,8 @@
 """Each role's main journey on a desktop window and on a phone (390 px wide): a rater takes
-and submits a task, a validator checks a question, a reviewer decides a review item. On
-the phone no page of those journeys scrolls sideways, the menu folds away, and the key
-buttons are big enough to tap (44 px) and not covered by anything."""
+and submits a task, a validator checks a question, a reviewer decides a review item, an
+admin previews a release in the console. On the phone no page of those journeys scrolls
+sideways, the menu folds away, and the key buttons are big enough to tap (44 px) and not
+covered by anything."""
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -204,3 +205,34 @@ def test_the_six_images_stay_in_view_while_writing(screen, live_server, rater):
     assert [text.strip() for text in ticks.all_inner_texts()] == [
         f"{n}. {image.title}" for n, image in enumerate(images, start=1)
     ]
+
+
+def test_admin_previews_a_release_in_the_console(screen, live_server, admin_user, rater):
+    """The admin's daily pages fit a phone too, and a release's counts preview there."""
+    page, phone = screen
+    data.screen_pair(rater)
+    data.screen_pair(rater, screens=2)
+    log_in(page, live_server.url, admin_user.username, PASSWORD)
+    go_to(page, phone, "Console")
+    expect(page.get_by_role("heading", name="Console", level=1)).to_be_visible()
+    fits(page, phone)
+    for section in ("Batches", "Reference answers", "Mining and generation", "Releases"):
+        page.locator(".console-nav").get_by_role("link", name=section).click()
+        expect(page.get_by_role("heading", level=1)).to_be_visible()
+        fits(page, phone)
+    page.get_by_test_id("define-release").click()
+    form = page.get_by_test_id("release-form")
+    for family in ("webqa", "webvln"):
+        form.get_by_label(family, exact=True).uncheck()
+    form.get_by_label("webquest", exact=True).check()
+    page.get_by_label("Name", exact=True).fill("shops")
+    page.get_by_label("Version", exact=True).fill("1.0.0")
+    preview = page.get_by_test_id("preview-release")
+    tappable(preview, phone)
+    preview.click()
+    expect(page.get_by_test_id("release-preview")).to_contain_text("of the 2 QA pairs it selects go into a split")
+    fits(page, phone)
+    go_to(page, phone, "Dashboards")
+    fits(page, phone)
+    go_to(page, phone, "Releases")
+    fits(page, phone)
