@@ -72,6 +72,8 @@ STEP_FIELDS += ["viewport_width", "viewport_height", "device_pixel_ratio", "scro
 EVIDENCE_FIELDS = ["qa_pair_id", "position", "note", "fact", "url", "step__position", "screen_id", "image_id"]
 EVIDENCE_FIELDS += ["snippet_id"]
 DISTRACTOR_FIELDS = ["qa_pair_id", "kind", "rank", "method", "screen_id", "image_id", "snippet_id"]
+# Asset rows a snapshot remembers having written, so that chunks skip them.
+STORED_ASSETS_KEPT = 200_000
 # Pool sources kept screened between chunks, per kind (screens, pool images, snippets).
 SOURCE_CACHE_SIZE = 50_000
 
@@ -176,7 +178,7 @@ def _snapshot_chunk(chunk, rows, sources, graphs, plan, writer, keep_query_hosts
             authors.add(pair["author_id"])
         items.append((pair["id"], record["guid"], pair["family"], split, group[:300], record))
     writer.add(items)
-    _store_assets(writer.release, shipped.assets.values())
+    _store_assets(writer.release, shipped.assets.values(), stored=writer.stored_assets)
     return shipped.licences
 
 
@@ -200,6 +202,7 @@ class _ItemWriter:
         self.copying = None  # the thread of the COPY in flight, and its error
         self.error = None
         self.deferred = None  # the items' foreign keys PostgreSQL checks at the commit
+        self.stored_assets = {}  # see _store_assets
 
     def __enter__(self):
         if self.postgresql:
@@ -285,9 +288,18 @@ COPY_BLOCK = 1 << 20
 COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
 
 
-def _store_assets(release, assets):
+def _store_assets(release, assets, stored=None):
     """One chunk's shipped assets: new ones inserted, and an asset a WebQA record uses
-    marked as a WebQA image even when an earlier chunk inserted it unmarked."""
+    marked as a WebQA image even when an earlier chunk inserted it unmarked. ``stored``
+    (``{sha256: webqa image}`` of rows this snapshot wrote, bounded) spares the rows of
+    pool sources that every chunk ships again."""
+    if stored is not None:
+        assets = [fields for fields in assets if stored.get(fields["sha256"]) not in (True, fields["webqa_image"])]
+        if len(stored) + len(assets) > STORED_ASSETS_KEPT:
+            stored.clear()
+        stored.update((fields["sha256"], fields["webqa_image"]) for fields in assets)
+    if not assets:
+        return
     assets = sorted(assets, key=lambda fields: fields["sha256"])  # rows locked in one order
     if connection.vendor != "postgresql":
         rows = [ReleaseAsset(release=release, **fields) for fields in assets]
