@@ -363,7 +363,7 @@ def submit_assignment(*, assignment_id, worker, data, active_seconds=None):
     submissions at once record one. When it changes nothing, the locked path below
     finds out why and says so.
     """
-    assignment = Assignment.objects.select_related("task", "batch").filter(pk=assignment_id).first()
+    assignment = selectors.assignment_with_task_and_batch(assignment_id)
     if assignment is not None and assignment.worker_id == worker.pk:
         kind, now = registry.get(assignment.batch.kind), timezone.now()
         open_now = assignment.state == State.ASSIGNED and assignment.expires_at > now
