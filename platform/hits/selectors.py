@@ -86,11 +86,27 @@ def assignment_with_task_and_batch(assignment_id):
 
 
 def _from_row(model, fields, values):
-    values = [
-        field.from_db_value(value, None, connection) if hasattr(field, "from_db_value") else value
-        for field, value in zip(fields, values, strict=True)
-    ]
-    return model.from_db(connection.alias, [field.attname for field in fields], values)
+    """An instance of ``model`` from a raw row, its values converted as the ORM converts
+    them (the backend's converters, e.g. SQLite's dates, then the field's own)."""
+    converted = []
+    for field, value in zip(fields, values, strict=True):
+        column, converters = _converters(field)
+        for converter in converters:
+            value = converter(value, column, connection)
+        converted.append(value)
+    return model.from_db(connection.alias, [field.attname for field in fields], converted)
+
+
+_CONVERTERS = {}
+
+
+def _converters(field):
+    key = (connection.vendor, field)
+    if key not in _CONVERTERS:
+        column = field.get_col(field.model._meta.db_table)
+        converters = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+        _CONVERTERS[key] = column, converters
+    return _CONVERTERS[key]
 
 
 def disqualifications_of(worker):
