@@ -1,4 +1,5 @@
-"""The README's run command on a fresh copy of the project, then a browser signs in."""
+"""The README's run command on a fresh copy of the project, then a browser signs in, takes
+a task and submits it."""
 
 import os
 import shutil
@@ -95,6 +96,14 @@ def test_fresh_copy_runs_on_the_embedded_default_and_the_demo_rater_signs_in(pag
         expect(page.get_by_test_id("signed-in-as")).to_contain_text("rater")
         expect(page.get_by_test_id("available-work")).to_contain_text("Demo: questions about short passages")
         assert (project / "var" / "trailmark.sqlite3").exists()
+        # The work engine's SQLite path: take a task, submit it, get the next one.
+        row = page.get_by_test_id("available-work").locator("tr", has_text="Demo: questions about short passages")
+        row.get_by_role("button", name="Start").click()
+        page.get_by_label("Your answer").fill("seven")
+        page.get_by_label("Certain").check()
+        page.get_by_role("button", name="Submit and take the next task").click()
+        expect(page.get_by_role("status").first).to_contain_text("Submitted")
+        expect(page.get_by_label("Your answer")).to_have_value("")
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=30)
