@@ -118,17 +118,7 @@ class AssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     @action(detail=True, methods=["post"])
     def submit(self, request, pk=None):
         data = plain_submission(request.data) or validated(SubmitSerializer, request.data)
-        try:
-            assignment = services.submit_assignment(
-                assignment_id=url_id(pk, what="assignment"),
-                worker=request.user,
-                data=data["answer"],
-                active_seconds=data.get("active_seconds"),
-            )
-        except serializers.ValidationError as error:
-            # Errors about the kind's fields are reported under "answer.<field>".
-            raise serializers.ValidationError({"answer": error.detail}) from None
-        return Response(assignment_data(assignment))
+        return Response(assignment_data(submit_answer(worker=request.user, data=data, pk=pk)))
 
     @extend_schema(request=DraftSerializer, responses={204: None})
     @action(detail=True, methods=["put"])
@@ -217,3 +207,18 @@ class WorkerViewSet(viewsets.GenericViewSet):
     def unblock(self, request, pk=None):
         services.unblock_worker(worker=self.get_object(), actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+def submit_answer(*, worker, data, pk):
+    """Records ``worker``'s submission ``data`` (``answer``, ``active_seconds``) to the
+    assignment ``pk`` of the URL; the DRF view and the fast path both submit through it."""
+    try:
+        return services.submit_assignment(
+            assignment_id=url_id(pk, what="assignment"),
+            worker=worker,
+            data=data["answer"],
+            active_seconds=data.get("active_seconds"),
+        )
+    except serializers.ValidationError as error:
+        # Errors about the kind's fields are reported under "answer.<field>".
+        raise serializers.ValidationError({"answer": error.detail}) from None

@@ -21,14 +21,14 @@ from functools import wraps
 
 from django.core.exceptions import SuspiciousOperation
 from django.http import HttpResponse
-from rest_framework import exceptions, serializers, status
+from rest_framework import exceptions, status
 from rest_framework.renderers import JSONRenderer
 
 from accounts.authentication import ApiTokenAuthentication
-from config.api import WriteThrottle, exception_handler, url_id
+from config.api import WriteThrottle, exception_handler
 
 from . import services
-from .api import plain_id, plain_submission
+from .api import plain_id, plain_submission, submit_answer
 from .serializers import assignment_data
 
 _AUTHENTICATION = ApiTokenAuthentication()
@@ -115,16 +115,7 @@ def _hand_out(request, batch_id):
 
 
 def _submit(request, data, pk):
-    try:
-        assignment = services.submit_assignment(
-            assignment_id=url_id(pk, what="assignment"),
-            worker=request.user,
-            data=data["answer"],
-            active_seconds=data.get("active_seconds"),
-        )
-    except serializers.ValidationError as error:
-        raise serializers.ValidationError({"answer": error.detail}) from None
-    return assignment_data(assignment), status.HTTP_200_OK
+    return assignment_data(submit_answer(worker=request.user, data=data, pk=pk)), status.HTTP_200_OK
 
 
 def hand_out_view(drf_view):
