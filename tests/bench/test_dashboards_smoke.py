@@ -1,34 +1,17 @@
 """The dashboards benchmark's smoke run: every page and CSV table on two small data sizes,
 failing on a broken page, a query count that grows with the data or a 10× slowdown."""
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from django.db import connection
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.bench.smoke import database_url, run_bench
 
 pytestmark = pytest.mark.skipif("connection.vendor != 'postgresql'", reason="the benchmark loads data in PostgreSQL")
 
 
-def database_url():
-    """The test database, as a URL the benchmark scripts read."""
-    settings = connection.settings_dict
-    password = f":{settings['PASSWORD']}" if settings.get("PASSWORD") else ""
-    host, port = settings["HOST"] or "127.0.0.1", settings["PORT"] or 5432
-    return f"postgres://{settings['USER']}{password}@{host}:{port}/{settings['NAME']}"
-
-
 def run(*arguments, timeout=240, **env):
     """Runs the benchmark with ``arguments`` in its own process; returns it finished."""
-    redis = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/3")
-    return subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "dashboards.py"), *arguments],
-        cwd=ROOT, env={**os.environ, "BENCH_REDIS_URL": redis, **env}, capture_output=True, text=True, timeout=timeout,
-    )  # fmt: skip
+    return run_bench("dashboards.py", *arguments, timeout=timeout, **env)
 
 
 @pytest.mark.django_db(transaction=True)

@@ -1,28 +1,17 @@
 """The mining benchmark's smoke run: a small mining run on the test database, failing on a
 failed run, a question with no distractor, or a 10× slowdown."""
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from django.db import connection
 
-from tests.bench.test_dashboards_smoke import database_url
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.bench.smoke import database_url, run_bench
 
 pytestmark = pytest.mark.skipif("connection.vendor != 'postgresql'", reason="the benchmark loads data in PostgreSQL")
 
 
 def run(*arguments, timeout=300, **env):
     """Runs the benchmark with ``arguments`` in its own process; returns it finished."""
-    redis = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/3")
-    return subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "mining.py"), *arguments],
-        cwd=ROOT, env={**os.environ, "BENCH_REDIS_URL": redis, **env}, capture_output=True, text=True, timeout=timeout,
-    )  # fmt: skip
+    return run_bench("mining.py", *arguments, timeout=timeout, **env)
 
 
 @pytest.mark.django_db(transaction=True)

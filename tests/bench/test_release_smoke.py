@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from tests.bench.test_dashboards_smoke import database_url
+from tests.bench.smoke import database_url
 
 ROOT = Path(__file__).resolve().parents[2]
 
