@@ -88,7 +88,7 @@ def celery_worker(django_db_setup, django_db_blocker, tmp_path_factory):
     if not settings.CELERY_BROKER_URL:
         pytest.skip("needs a broker: set REDIS_URL (scripts/test does)")
     db = connection.settings_dict
-    if db["ENGINE"] != "django.db.backends.postgresql":
+    if connection.vendor != "postgresql":
         pytest.skip("a worker in another process needs a shared database server (PostgreSQL)")
     database_url = f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
     app.control.purge()

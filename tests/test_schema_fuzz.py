@@ -80,7 +80,7 @@ def api_server(transactional_db, media, tmp_path):
     """gunicorn serving the test database and ``media``; yields the process, with its
     ``url`` and ``log``."""
     db = connection.settings_dict
-    if db["ENGINE"] != "django.db.backends.postgresql":
+    if connection.vendor != "postgresql":
         pytest.skip("a server in another process needs a shared database server (PostgreSQL)")
     port = _free_port()
     env = {

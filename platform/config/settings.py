@@ -172,6 +172,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
 else:
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # Django's PostgreSQL backend, its health check reading the socket before it asks the
+    # server (config/postgresql/base.py).
+    DATABASES["default"]["ENGINE"] = "config.postgresql"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis: cache and Celery broker -----------------------------------------------------

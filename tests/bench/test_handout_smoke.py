@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def test_the_hand_out_smoke_run_passes_within_a_minute(transactional_db):
     db = connection.settings_dict
-    if db["ENGINE"] != "django.db.backends.postgresql":
+    if connection.vendor != "postgresql":
         pytest.skip("the benchmark runs gunicorn against PostgreSQL")
     url = f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
     env = {**os.environ, "BENCH_REDIS_URL": os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/14"}

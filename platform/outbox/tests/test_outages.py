@@ -13,8 +13,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-from django.conf import settings as django_settings
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
 from django.test import override_settings
 
 from assets.tests.samples import png_bytes
@@ -82,7 +82,7 @@ def _use_broker(url):
 
 @pytest.fixture
 def broker(own_redis, settings, tmp_path):
-    if django_settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+    if connection.vendor != "postgresql":
         pytest.skip("a worker in another process needs a shared database server (PostgreSQL)")
     previous = app.conf.broker_url
     settings.CELERY_TASK_ALWAYS_EAGER = False
@@ -97,8 +97,6 @@ def broker(own_redis, settings, tmp_path):
 
 
 def _start_worker(broker_url, media, log):
-    from django.db import connection
-
     db = connection.settings_dict
     env = {
         **os.environ,

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings as django_settings
 from django.core.management import call_command
+from django.db import connection
 
 from assets.models import Asset
 from config.celery import app
@@ -33,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[3]
 def _requirements():
     if not django_settings.CELERY_BROKER_URL:
         pytest.skip("needs a broker: set REDIS_URL (scripts/test does)")
-    if django_settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+    if connection.vendor != "postgresql":
         pytest.skip("a worker in another process needs a shared database server (PostgreSQL)")
 
 
@@ -53,7 +54,6 @@ def shared_media(settings, tmp_path):
 def start_worker(shared_media, settings, tmp_path):
     """Starts a worker on the test's release queue; returns its process. Stopped at the end."""
     _requirements()
-    from django.db import connection
 
     db = connection.settings_dict
     env = {
