@@ -2,7 +2,7 @@
 
 from decimal import Decimal
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Count, Exists, F, Min, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Coalesce
 
@@ -26,87 +26,120 @@ def hand_out_facts(*, batch_id, worker_id):
     unless the worker is disqualified from its kind) and ``open_assignment_id`` (the
     worker's open assignment in it, or None); and the worker's profile.
 
-    Raw SQL because it runs on every hand-out, where building it with the ORM cost more
-    than running it."""
-    batch_fields, profile_fields = Batch._meta.concrete_fields, RaterProfile._meta.concrete_fields
-    columns = [f"b.{f.column}" for f in batch_fields] + [f"p.{f.column}" for f in profile_fields]
-    sql = f"""
-        SELECT {", ".join(columns)},
-            EXISTS (SELECT 1 FROM {Batch.required_qualifications.through._meta.db_table} q WHERE q.batch_id = b.id),
-            EXISTS (SELECT 1 FROM {KindRequirements._meta.db_table} k WHERE k.kind = b.kind),
-            (SELECT d.reason FROM {Disqualification._meta.db_table} d
-             WHERE d.worker_id = p.user_id AND d.kind = b.kind AND d.lifted_at IS NULL LIMIT 1),
-            (SELECT a.id FROM {Assignment._meta.db_table} a
-             WHERE a.worker_id = p.user_id AND a.batch_id = b.id AND a.state = %s LIMIT 1)
-        FROM {RaterProfile._meta.db_table} p LEFT JOIN {Batch._meta.db_table} b ON b.id = %s
-        WHERE p.user_id = %s
-    """
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [Assignment.State.ASSIGNED, batch_id, worker_id])
+    Raw SQL, prepared on PostgreSQL, because it runs on every hand-out, where building it
+    with the ORM cost more than running it, and planning it as much again."""
+    db = connections[DEFAULT_DB_ALIAS]
+    batch_rows, profile_rows = _rows(Batch, db), _rows(RaterProfile, db)
+    sql = _HAND_OUT_FACTS.get(db.vendor)
+    if sql is None:
+        columns = [f"b.{f.column}" for f in Batch._meta.concrete_fields]
+        columns += [f"p.{f.column}" for f in RaterProfile._meta.concrete_fields]
+        sql = _HAND_OUT_FACTS[db.vendor] = f"""
+            SELECT {", ".join(columns)},
+                EXISTS (SELECT 1 FROM {Batch.required_qualifications.through._meta.db_table} q
+                        WHERE q.batch_id = b.id),
+                EXISTS (SELECT 1 FROM {KindRequirements._meta.db_table} k WHERE k.kind = b.kind),
+                (SELECT d.reason FROM {Disqualification._meta.db_table} d
+                 WHERE d.worker_id = p.user_id AND d.kind = b.kind AND d.lifted_at IS NULL LIMIT 1),
+                (SELECT a.id FROM {Assignment._meta.db_table} a
+                 WHERE a.worker_id = p.user_id AND a.batch_id = b.id AND a.state = %s LIMIT 1)
+            FROM {RaterProfile._meta.db_table} p LEFT JOIN {Batch._meta.db_table} b ON b.id = %s
+            WHERE p.user_id = %s
+        """
+    with db.cursor() as cursor:
+        execute(cursor, sql, [Assignment.State.ASSIGNED, batch_id, worker_id])
         row = cursor.fetchone()
     if row is None:
         raise RaterProfile.DoesNotExist(f"Worker {worker_id} has no profile.")
-    batch_values, row = row[: len(batch_fields)], row[len(batch_fields) :]
-    profile_values, extra = row[: len(profile_fields)], row[len(profile_fields) :]
-    profile = _from_row(RaterProfile, profile_fields, profile_values)
-    if batch_values[0] is None:
+    batch_end = len(batch_rows[0])
+    profile_end = batch_end + len(profile_rows[0])
+    profile = _from_row(RaterProfile, profile_rows, row[batch_end:profile_end], db)
+    if row[0] is None:
         return None, profile
-    batch = _from_row(Batch, batch_fields, batch_values)
-    batch.has_requirements, batch.kind_has_requirements, batch.disqualified_reason, batch.open_assignment_id = extra
+    batch = _from_row(Batch, batch_rows, row[:batch_end], db)
+    batch.has_requirements, batch.kind_has_requirements, batch.disqualified_reason, batch.open_assignment_id = row[
+        profile_end:
+    ]
     return batch, profile
+
+
+_HAND_OUT_FACTS = {}
+_ASSIGNMENT_WITH_TASK_AND_BATCH = {}
 
 
 def assignment_with_task_and_batch(assignment_id):
     """The assignment ``assignment_id`` with its task and batch, as
     ``select_related("task", "batch")`` reads it, or None if there is none.
 
-    Raw SQL because every submission reads it first, where building the ORM's query
-    cost more than running it."""
+    Raw SQL, prepared on PostgreSQL, because every submission reads it first, where
+    building the ORM's query cost more than running it."""
+    db = connections[DEFAULT_DB_ALIAS]
     parts = [(Assignment, "a"), (Task, "t"), (Batch, "b")]
-    fields = [(model, alias, model._meta.concrete_fields) for model, alias in parts]
-    columns = [f"{alias}.{connection.ops.quote_name(f.column)}" for _, alias, found in fields for f in found]
-    sql = f"""
-        SELECT {", ".join(columns)}
-        FROM {Assignment._meta.db_table} a
-        JOIN {Task._meta.db_table} t ON t.id = a.task_id
-        JOIN {Batch._meta.db_table} b ON b.id = a.batch_id
-        WHERE a.id = %s
-    """
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [assignment_id])
+    sql = _ASSIGNMENT_WITH_TASK_AND_BATCH.get(db.vendor)
+    if sql is None:
+        quote = db.ops.quote_name
+        columns = [f"{alias}.{quote(f.column)}" for model, alias in parts for f in model._meta.concrete_fields]
+        sql = _ASSIGNMENT_WITH_TASK_AND_BATCH[db.vendor] = f"""
+            SELECT {", ".join(columns)}
+            FROM {Assignment._meta.db_table} a
+            JOIN {Task._meta.db_table} t ON t.id = a.task_id
+            JOIN {Batch._meta.db_table} b ON b.id = a.batch_id
+            WHERE a.id = %s
+        """
+    with db.cursor() as cursor:
+        execute(cursor, sql, [assignment_id])
         row = cursor.fetchone()
     if row is None:
         return None
     objects, start = [], 0
-    for model, _, found in fields:
-        objects.append(_from_row(model, found, row[start : start + len(found)]))
-        start += len(found)
+    for model, _ in parts:
+        rows = _rows(model, db)
+        end = start + len(rows[0])
+        objects.append(_from_row(model, rows, row[start:end], db))
+        start = end
     assignment, assignment.task, assignment.batch = objects
     return assignment
 
 
-def _from_row(model, fields, values):
-    """An instance of ``model`` from a raw row, its values converted as the ORM converts
-    them (the backend's converters, e.g. SQLite's dates, then the field's own)."""
-    converted = []
-    for field, value in zip(fields, values, strict=True):
-        column, converters = _converters(field)
-        for converter in converters:
-            value = converter(value, column, connection)
-        converted.append(value)
-    return model.from_db(connection.alias, [field.attname for field in fields], converted)
+def execute(cursor, sql, params):
+    """``cursor.execute(sql, params)``, as a prepared statement where the database has
+    them (config/postgresql/base.py)."""
+    prepared = getattr(cursor.db, "execute_prepared", None)
+    return prepared(cursor, sql, params) if prepared else cursor.execute(sql, params)
 
 
-_CONVERTERS = {}
+def _from_row(model, rows, values, db):
+    """An instance of ``model`` from a raw row of its concrete fields, its values converted
+    as the ORM converts them (the backend's converters, e.g. SQLite's dates, then the
+    field's own). ``rows`` is ``_rows(model, db)``."""
+    attnames, converting = rows
+    if converting:
+        values = list(values)
+        for index, column, converters in converting:
+            value = values[index]
+            for converter in converters:
+                value = converter(value, column, db)
+            values[index] = value
+    return model.from_db(db.alias, attnames, values)
 
 
-def _converters(field):
-    key = (connection.vendor, field)
-    if key not in _CONVERTERS:
-        column = field.get_col(field.model._meta.db_table)
-        converters = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
-        _CONVERTERS[key] = column, converters
-    return _CONVERTERS[key]
+_ROWS = {}
+
+
+def _rows(model, db):
+    """``(attnames, converting)`` of ``model``'s concrete fields on ``db``'s backend:
+    ``converting`` lists ``(index, column, converters)`` of the fields with converters."""
+    key = (db.vendor, model)
+    found = _ROWS.get(key)
+    if found is None:
+        converting = []
+        for index, field in enumerate(model._meta.concrete_fields):
+            column = field.get_col(model._meta.db_table)
+            converters = db.ops.get_db_converters(column) + column.get_db_converters(db)
+            if converters:
+                converting.append((index, column, converters))
+        found = _ROWS[key] = ([field.attname for field in model._meta.concrete_fields], converting)
+    return found
 
 
 def disqualifications_of(worker):

@@ -221,7 +221,10 @@ def _claim_task(*, assignment):
     if not connection.features.has_select_for_update_skip_locked:
         return _claim_in_steps(assignment, pick=pick, params=params)
     blocked_sql, blocked_params = _not_blocked(worker_id)
-    columns, values = _insert_columns(assignment)
+    columns, values, types = _insert_columns(assignment)
+    # Typed, for the statement prepared on PostgreSQL: a parameter in the SELECT list
+    # takes no type from the column it is inserted into.
+    placeholders = ", ".join(f"CAST(%s AS {db_type})" for db_type in types)
     sql = f"""
         WITH worker AS ({blocked_sql}),
         claimed AS (
@@ -231,14 +234,14 @@ def _claim_task(*, assignment):
         ),
         inserted AS (
             INSERT INTO {assignment_table} (task_id, {", ".join(columns)})
-            SELECT id, {", ".join(["%s"] * len(values))} FROM claimed
+            SELECT id, {placeholders} FROM claimed
             RETURNING id, task_id
         )
         SELECT inserted.id, claimed.id, claimed.payload FROM inserted JOIN claimed ON claimed.id = inserted.task_id
     """
     savepoint = transaction.atomic() if connection.in_atomic_block else contextlib.nullcontext()
     with savepoint, connection.cursor() as cursor:
-        cursor.execute(sql, [*blocked_params, *params, *values])
+        selectors.execute(cursor, sql, [*blocked_params, *params, *values])
         row = cursor.fetchone()
     if row is None:
         return None
@@ -249,12 +252,12 @@ def _claim_task(*, assignment):
 
 
 def _insert_columns(assignment):
-    """The columns and database values of a new ``assignment`` but its id and task, as
-    ``Model.save`` would write them (defaults, ``auto_now_add``)."""
+    """The columns, database values and column types of a new ``assignment`` but its id
+    and task, as ``Model.save`` would write them (defaults, ``auto_now_add``)."""
     fields = [f for f in Assignment._meta.concrete_fields if not f.primary_key and f.name != "task"]
     columns = [connection.ops.quote_name(field.column) for field in fields]
     values = [field.get_db_prep_save(field.pre_save(assignment, add=True), connection) for field in fields]
-    return columns, values
+    return columns, values, [field.cast_db_type(connection) for field in fields]
 
 
 @transaction.atomic
@@ -372,16 +375,33 @@ def submit_assignment(*, assignment_id, worker, data, active_seconds=None):
         if open_now and type(kind).on_submitted is TaskKind.on_submitted:
             answer = kind.clean_submission(assignment=assignment, data=data)
             _record_submission(assignment, kind=kind, answer=answer, active_seconds=active_seconds, now=now)
-            recorded = (
-                Assignment.objects.filter(pk=assignment.pk, worker=worker, state=State.ASSIGNED, expires_at__gt=now)
-                .update(**{name: getattr(assignment, name) for name in SUBMISSION_FIELDS})
-            )  # fmt: skip
-            if recorded:
+            if _record_if_open(assignment, now=now):
                 return assignment
     return _submit_locked(assignment_id=assignment_id, worker=worker, data=data, active_seconds=active_seconds)
 
 
 SUBMISSION_FIELDS = ["state", "submitted_at", "active_seconds", "answer", "spot_check"]
+
+
+def _record_if_open(assignment, *, now):
+    """Writes ``assignment``'s submission fields if it is still open and unexpired at
+    ``now``, in one statement (prepared on PostgreSQL); whether it did."""
+    fields = [Assignment._meta.get_field(name) for name in SUBMISSION_FIELDS]
+    sql = _RECORD_IF_OPEN.get(connection.vendor)
+    if sql is None:
+        quote = connection.ops.quote_name
+        sql = _RECORD_IF_OPEN[connection.vendor] = (
+            f"UPDATE {Assignment._meta.db_table} SET {', '.join(f'{quote(field.column)} = %s' for field in fields)} "
+            "WHERE id = %s AND worker_id = %s AND state = %s AND expires_at > %s"
+        )
+    values = [field.get_db_prep_save(getattr(assignment, field.attname), connection) for field in fields]
+    expires = Assignment._meta.get_field("expires_at").get_db_prep_value(now, connection)
+    with connection.cursor() as cursor:
+        selectors.execute(cursor, sql, [*values, assignment.pk, assignment.worker_id, State.ASSIGNED, expires])
+        return cursor.rowcount == 1
+
+
+_RECORD_IF_OPEN = {}
 
 
 def _record_submission(assignment, *, kind, answer, active_seconds, now):

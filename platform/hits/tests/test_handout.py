@@ -158,9 +158,18 @@ def test_the_claim_checks_each_task_by_a_probe_whatever_the_workers_history(rate
     with CaptureQueriesContext(connection) as queries:
         assignment, created = services.request_next_task(worker=rater, batch_id=batch.pk)
     assert created and assignment.task_id == tasks[1500]
-    claim = next(query["sql"] for query in queries.captured_queries if "slots_taken + 1" in query["sql"])
+    # Prepared on the connection (with its first run there, "PREPARE name AS …; EXECUTE
+    # name(…)"), run by name since.
+    (name,) = [name for sql, name in connection.prepared_statements.items() if "slots_taken + 1" in sql]
+    claim = next(query["sql"] for query in queries.captured_queries if f"EXECUTE {name}(" in query["sql"])
+    execute = claim.rsplit("; ", 1)[-1]
+    assert execute.startswith(f"EXECUTE {name}("), claim
     with connection.cursor() as cursor:
-        cursor.execute("EXPLAIN " + claim)
-        plan = "\n".join(row[0] for row in cursor.fetchall())
-    # Not an anti-join over the worker's 1,500 assignments: one probe per task looked at.
-    assert "Anti Join" not in plan and "SubPlan" in plan, plan
+        # The plans it gets: custom ones for its first runs, then the generic one.
+        for mode in ("force_custom_plan", "force_generic_plan"):
+            cursor.execute(f"SET plan_cache_mode = {mode}")
+            cursor.execute("EXPLAIN " + execute)
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+            # Not an anti-join over the worker's 1,500 assignments: one probe per task looked at.
+            assert "Anti Join" not in plan and "SubPlan" in plan, (mode, plan)
+        cursor.execute("RESET plan_cache_mode")
