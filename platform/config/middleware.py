@@ -1,6 +1,9 @@
-"""The project's own middleware: ``RejectNulCharacters``, and the browsers' middleware
-that API calls made with a token pass over (``PassedOverOnTokenCalls``)."""
+"""The project's own middleware: ``RejectNulCharacters``, the browsers' middleware that
+API calls made with a token pass over (``PassedOverOnTokenCalls``), and the
+Content-Security-Policy, fixed for those calls (``CSPMiddleware``)."""
 
+from csp import middleware as csp_middleware
+from csp.constants import HEADER as CSP_HEADER
 from django.contrib.auth import middleware as auth
 from django.contrib.messages import middleware as messages
 from django.contrib.sessions import middleware as sessions
@@ -66,3 +69,21 @@ class AuthenticationMiddleware(PassedOverOnTokenCalls, auth.AuthenticationMiddle
 
 class MessageMiddleware(PassedOverOnTokenCalls, messages.MessageMiddleware):
     pass
+
+
+# A token call's answer is data for a script, never a page: nothing in it may load or run.
+TOKEN_CALL_POLICY = "default-src 'none'; frame-ancestors 'none'"
+
+
+class CSPMiddleware(csp_middleware.CSPMiddleware):
+    """django-csp's middleware, with token calls answered under ``TOKEN_CALL_POLICY``
+    instead of the pages' policy built anew for every response (a nonce, the settings'
+    directives): the strictest policy, and none of that work on every hand-out."""
+
+    def __call__(self, request):
+        if is_token_call(request):
+            response = self.get_response(request)
+            if CSP_HEADER not in response:
+                response[CSP_HEADER] = TOKEN_CALL_POLICY
+            return response
+        return super().__call__(request)

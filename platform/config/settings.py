@@ -87,7 +87,8 @@ MIDDLEWARE = [
     "config.middleware.AuthenticationMiddleware",
     "config.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "csp.middleware.CSPMiddleware",
+    # django-csp's, with a fixed, stricter policy for token calls (config/middleware.py).
+    "config.middleware.CSPMiddleware",
     # Last: it answers a locked-out log-in attempt (accounts.views.locked_out).
     "axes.middleware.AxesMiddleware",
 ]

@@ -11,7 +11,7 @@ from datetime import timedelta
 from decimal import Decimal, InvalidOperation
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 from rest_framework import serializers
@@ -220,8 +220,10 @@ def _claim_task(*, assignment):
     params = [*params, worker_id]
     if not connection.features.has_select_for_update_skip_locked:
         return _claim_in_steps(assignment, pick=pick, params=params)
+    db = connections[DEFAULT_DB_ALIAS]
     blocked_sql, blocked_params = _not_blocked(worker_id)
-    columns, values, types = _insert_columns(assignment)
+    fields, columns, types = _insert_columns(db)
+    values = [field.get_db_prep_save(field.pre_save(assignment, add=True), db) for field in fields]
     # Typed, for the statement prepared on PostgreSQL: a parameter in the SELECT list
     # takes no type from the column it is inserted into.
     placeholders = ", ".join(f"CAST(%s AS {db_type})" for db_type in types)
@@ -239,25 +241,31 @@ def _claim_task(*, assignment):
         )
         SELECT inserted.id, claimed.id, claimed.payload FROM inserted JOIN claimed ON claimed.id = inserted.task_id
     """
-    savepoint = transaction.atomic() if connection.in_atomic_block else contextlib.nullcontext()
-    with savepoint, connection.cursor() as cursor:
+    savepoint = transaction.atomic() if db.in_atomic_block else contextlib.nullcontext()
+    with savepoint, db.cursor() as cursor:
         selectors.execute(cursor, sql, [*blocked_params, *params, *values])
         row = cursor.fetchone()
     if row is None:
         return None
     assignment.pk = row[0]
     assignment._state.adding = False
-    assignment.task = _task_from_row(row[1], row[2], batch=assignment.batch)
+    assignment.task = _task_from_row(row[1], row[2], batch=assignment.batch, db=db)
     return assignment
 
 
-def _insert_columns(assignment):
-    """The columns, database values and column types of a new ``assignment`` but its id
-    and task, as ``Model.save`` would write them (defaults, ``auto_now_add``)."""
-    fields = [f for f in Assignment._meta.concrete_fields if not f.primary_key and f.name != "task"]
-    columns = [connection.ops.quote_name(field.column) for field in fields]
-    values = [field.get_db_prep_save(field.pre_save(assignment, add=True), connection) for field in fields]
-    return columns, values, [field.cast_db_type(connection) for field in fields]
+_INSERT_COLUMNS = {}
+
+
+def _insert_columns(db):
+    """``(fields, columns, types)`` of a new assignment but its id and task, on ``db``:
+    the fields whose values ``Model.save`` would write (``pre_save``, then
+    ``get_db_prep_save``), their quoted columns and their types."""
+    found = _INSERT_COLUMNS.get(db.vendor)
+    if found is None:
+        fields = [f for f in Assignment._meta.concrete_fields if not f.primary_key and f.name != "task"]
+        columns = [db.ops.quote_name(field.column) for field in fields]
+        found = _INSERT_COLUMNS[db.vendor] = (fields, columns, [field.cast_db_type(db) for field in fields])
+    return found
 
 
 @transaction.atomic
@@ -286,10 +294,10 @@ def _task_only(task_id, *, batch):
     return task
 
 
-def _task_from_row(task_id, payload, *, batch):
+def _task_from_row(task_id, payload, *, batch, db):
     # The other fields stay deferred: they load if anything reads them.
-    payload = Task._meta.get_field("payload").from_db_value(payload, None, connection)
-    task = Task.from_db(connection.alias, ["id", "payload"], [task_id, payload])
+    payload = Task._meta.get_field("payload").from_db_value(payload, None, db)
+    task = Task.from_db(db.alias, ["id", "payload"], [task_id, payload])
     task.batch = batch
     return task
 
@@ -386,17 +394,18 @@ SUBMISSION_FIELDS = ["state", "submitted_at", "active_seconds", "answer", "spot_
 def _record_if_open(assignment, *, now):
     """Writes ``assignment``'s submission fields if it is still open and unexpired at
     ``now``, in one statement (prepared on PostgreSQL); whether it did."""
+    db = connections[DEFAULT_DB_ALIAS]
     fields = [Assignment._meta.get_field(name) for name in SUBMISSION_FIELDS]
-    sql = _RECORD_IF_OPEN.get(connection.vendor)
+    sql = _RECORD_IF_OPEN.get(db.vendor)
     if sql is None:
-        quote = connection.ops.quote_name
-        sql = _RECORD_IF_OPEN[connection.vendor] = (
+        quote = db.ops.quote_name
+        sql = _RECORD_IF_OPEN[db.vendor] = (
             f"UPDATE {Assignment._meta.db_table} SET {', '.join(f'{quote(field.column)} = %s' for field in fields)} "
             "WHERE id = %s AND worker_id = %s AND state = %s AND expires_at > %s"
         )
-    values = [field.get_db_prep_save(getattr(assignment, field.attname), connection) for field in fields]
-    expires = Assignment._meta.get_field("expires_at").get_db_prep_value(now, connection)
-    with connection.cursor() as cursor:
+    values = [field.get_db_prep_save(getattr(assignment, field.attname), db) for field in fields]
+    expires = Assignment._meta.get_field("expires_at").get_db_prep_value(now, db)
+    with db.cursor() as cursor:
         selectors.execute(cursor, sql, [*values, assignment.pk, assignment.worker_id, State.ASSIGNED, expires])
         return cursor.rowcount == 1
 

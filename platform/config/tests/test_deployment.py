@@ -154,6 +154,28 @@ def test_pages_carry_a_content_security_policy(client):
 
 
 @pytest.mark.django_db
+def test_token_calls_carry_a_policy_that_lets_nothing_load(rater):
+    from django.test import Client
+
+    from accounts.services import create_api_token
+
+    _token, key = create_api_token(user=rater, name="script")
+    script = Client(HTTP_AUTHORIZATION=f"Token {key}")
+    for response in (
+        script.get("/api/v1/assignments/"),
+        script.post("/api/v1/assignments/", {"batch": 999999}, content_type="application/json"),
+        script.post("/api/v1/assignments/", "{", content_type="application/json"),
+    ):
+        assert response.status_code in (200, 400, 404), response.content
+        assert response["Content-Security-Policy"] == "default-src 'none'; frame-ancestors 'none'"
+    # A browser signed in on the same API gets the pages' policy.
+    browser = Client()
+    browser.force_login(rater)
+    policy = browser.get("/api/v1/assignments/")["Content-Security-Policy"]
+    assert "script-src 'self'" in policy and "default-src 'none'" not in policy
+
+
+@pytest.mark.django_db
 def test_browser_posts_need_the_csrf_token_and_token_calls_do_not(rater):
     from django.conf import settings
     from django.middleware.csrf import CsrfViewMiddleware
