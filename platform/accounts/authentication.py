@@ -5,11 +5,15 @@ from datetime import timedelta
 from functools import partial
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
+from django.core.cache.backends.redis import RedisCache, RedisSerializer
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
+from redis.exceptions import RedisError
 from rest_framework import authentication, exceptions
+
+from config.cache import redis_client
 
 from .models import ApiToken, User, digest_token
 
@@ -35,10 +39,40 @@ def _cache_key(digest):
     return TOKEN_CACHE_PREFIX + digest
 
 
+def _user_key(digest):
+    # The token's user id beside it, as a plain number: what the write throttle's counter
+    # is named by, read in the same round trip (``counted_credentials``).
+    return TOKEN_USER_PREFIX + digest
+
+
+TOKEN_USER_PREFIX = "trailmark:api-token-user:v1:"
+
+
 def forget_tokens(*digests):
     """Drops cached tokens, so the next call with them reads the database."""
     if digests:
-        cache.delete_many([_cache_key(digest) for digest in digests])
+        cache.delete_many([key for digest in digests for key in (_cache_key(digest), _user_key(digest))])
+
+
+# In one round trip: the address's failed checks, the cached token and its user; and,
+# when both are there and the address is under its limit, the call counted in the
+# user's write-throttle window (what ``WriteThrottle`` does on its own otherwise).
+_CHECK_AND_COUNT = """
+local failures = redis.call('GET', KEYS[1])
+local token = redis.call('GET', KEYS[2])
+local user = redis.call('GET', KEYS[3])
+local count = false
+if token and user and tonumber(failures or '0') < tonumber(ARGV[1]) then
+    local key = ARGV[2] .. user .. ':' .. ARGV[3]
+    count = redis.call('INCR', key)
+    if count == 1 then
+        redis.call('EXPIRE', key, ARGV[4])
+    end
+end
+return {failures, token, count}
+"""
+_SERIALIZER = RedisSerializer()
+_scripts = {}
 
 
 class ApiTokenAuthentication(authentication.TokenAuthentication):
@@ -85,6 +119,40 @@ class ApiTokenAuthentication(authentication.TokenAuthentication):
         cached = _unpickled(found.get(_cache_key(digest)))
         return None if cached is None else self._use(cached, digest)
 
+    def counted_credentials(self, request, throttle):
+        """``cached_credentials`` and ``throttle.allow_request`` (a ``WriteThrottle``) in
+        one Redis round trip: ``(user, token, allowed)``, or None as ``cached_credentials``
+        gives it (nothing counted then). Without Redis, the two calls one after the other."""
+        parts = authentication.get_authorization_header(request).split()
+        if len(parts) != 2 or parts[0].lower() != self.keyword.lower().encode():
+            return None
+        if not isinstance(caches["default"], RedisCache):
+            credentials = self.cached_credentials(request)
+            if credentials is None:
+                return None
+            request.user, request.auth = credentials
+            return (*credentials, throttle.allow_request(request, None))
+        failures_key = f"trailmark:token-failures:{request.META.get('REMOTE_ADDR', '')}"
+        digest = digest_token(parts[1].decode(errors="replace"))
+        window = throttle.window()
+        keys = [cache.make_and_validate_key(key) for key in (failures_key, _cache_key(digest), _user_key(digest))]
+        arguments = [settings.TOKEN_FAILURE_LIMIT, window.prefix, window.number, window.keep_seconds]
+        try:
+            failures, found, count = _check_and_count()(keys=keys, args=arguments)
+        except RedisError as error:
+            logger.warning("Cached token check skipped, Redis unreachable: %s", error)
+            return None
+        if failures is not None and _SERIALIZER.loads(failures) >= settings.TOKEN_FAILURE_LIMIT:
+            return None
+        cached = _unpickled(None if found is None else _SERIALIZER.loads(found))
+        if cached is None:
+            return None
+        user, token = self._use(cached, digest)
+        if count is None:  # cached without its user id (by an earlier version): counted apart
+            request.user, request.auth = user, token
+            return user, token, throttle.allow_request(request, None)
+        return user, token, count <= window.allowed
+
     def authenticate_credentials(self, key):
         digest = digest_token(key)
         try:
@@ -104,8 +172,20 @@ class ApiTokenAuthentication(authentication.TokenAuthentication):
             ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
             token.last_used_at = now
         if stale or fresh:
-            cache.set(_cache_key(digest), pickle.dumps(token), timeout=TOKEN_CACHE_SECONDS)
+            cache.set_many(
+                {_cache_key(digest): pickle.dumps(token), _user_key(digest): token.user_id}, timeout=TOKEN_CACHE_SECONDS
+            )
         return token.user, token
+
+
+def _check_and_count():
+    """The ``_CHECK_AND_COUNT`` script on the cache's Redis (sent by its digest, and
+    loaded again if Redis lost it)."""
+    client = redis_client(cache)
+    script = _scripts.get(id(client))
+    if script is None:
+        script = _scripts[id(client)] = client.register_script(_CHECK_AND_COUNT)
+    return script
 
 
 def _unpickled(value):

@@ -3,6 +3,7 @@ pagination, throttling."""
 
 import logging
 import time
+from typing import NamedTuple
 
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
@@ -17,6 +18,7 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from config.cache import redis_client
 from config.errors import DomainError, NotFound
 
 logger = logging.getLogger(__name__)
@@ -41,13 +43,10 @@ class WriteThrottle(BaseThrottle):
     def allow_request(self, request, view):
         if request.method in ("GET", "HEAD", "OPTIONS"):
             return True
-        allowed, period = self._rate()
-        now = time.time()
         who = request.user.pk if request.user and request.user.is_authenticated else self.get_ident(request)
-        key = f"trailmark:throttle:{self.scope}:{who}:{int(now // period)}"
-        self.wait_seconds = period - now % period
+        window = self.window()
         try:
-            return _count(key, period) <= allowed
+            return _count(f"{window.prefix}{who}:{window.number}", window.keep_seconds) <= window.allowed
         except RedisError as error:
             # Writes never depend on Redis being up: without the counter, let it through.
             global THROTTLE_FAILURES
@@ -57,6 +56,15 @@ class WriteThrottle(BaseThrottle):
             )
             return True
 
+    def window(self):
+        """This moment's window: a counter's key is ``f"{prefix}{who}:{number}"``, kept
+        ``keep_seconds``; more than ``allowed`` writes in it are refused, for
+        ``self.wait()`` seconds."""
+        allowed, period = self._rate()
+        now = time.time()
+        self.wait_seconds = period - now % period
+        return Window(f"trailmark:throttle:{self.scope}:", int(now // period), period + 1, allowed)
+
     def wait(self):
         return self.wait_seconds
 
@@ -65,26 +73,22 @@ class WriteThrottle(BaseThrottle):
         return int(number), self.PERIODS[unit[0]]
 
 
+class Window(NamedTuple):
+    prefix: str
+    number: int
+    keep_seconds: int
+    allowed: int
+
+
 # How often the throttle let a write through because Redis could not be reached.
 THROTTLE_FAILURES = 0
-
-_redis_clients = {}
-
-
-def _redis_client(cache):
-    # Django's Redis cache builds a new client object (and its table of response
-    # callbacks) for every call; one per process and server does, pooled and thread-safe.
-    server = cache._cache._servers[0]
-    if server not in _redis_clients:
-        _redis_clients[server] = cache._cache.get_client(write=True)
-    return _redis_clients[server]
 
 
 def _count(key, period):
     """Adds one to the counter ``key`` (kept for one window) and returns it."""
     cache = caches["default"]
     if isinstance(cache, RedisCache):
-        pipe = _redis_client(cache).pipeline(transaction=False)
+        pipe = redis_client(cache).pipeline(transaction=False)
         pipe.incr(key)
         pipe.expire(key, period + 1, nx=True)
         return pipe.execute()[0]

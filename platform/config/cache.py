@@ -59,3 +59,15 @@ class FailSoftRedisCache(RedisCache):
 
     def touch(self, key, timeout=None, version=None):
         return self._soft("touch", False, key, timeout, version)
+
+
+_redis_clients = {}
+
+
+def redis_client(cache):
+    # Django's Redis cache builds a new client object (and its table of response
+    # callbacks) for every call; one per process and server does, pooled and thread-safe.
+    server = cache._cache._servers[0]
+    if server not in _redis_clients:
+        _redis_clients[server] = cache._cache.get_client(write=True)
+    return _redis_clients[server]

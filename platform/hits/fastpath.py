@@ -5,8 +5,9 @@ DRF's dispatch (wrapping the request, content negotiation, the renderer's choice
 authentication and throttle classes) cost as much CPU as the hand-out itself. A call on
 the happy path — a JSON body of the plain shape clients send, ``Authorization: Token``
 with the token in the cache, nothing asked of content negotiation — is answered here by
-a plain Django view: the same token lookup, the same throttle, the same services and the
-same JSON (DRF's renderer, the same headers). Its refusals from then on (throttled, no
+a plain Django view: the same token lookup, the same throttle (read and counted in one
+Redis round trip, ``counted_credentials``), the same services and the same JSON (DRF's
+renderer, the same headers). Its refusals from then on (throttled, no
 such batch, not eligible, an invalid answer…) go through the API's exception handler,
 so their bodies are the ones DRF's view gives. Anything else is the DRF view's to
 answer, untouched: a body to parse or check with a serializer, a token read from the
@@ -89,13 +90,13 @@ def lean(drf_view, *, read, answer):
     def view(request, *args, **kwargs):
         data = _json_body(request)
         arguments = read(data) if data is not None else None
-        credentials = _AUTHENTICATION.cached_credentials(request) if arguments is not None else None
-        if credentials is None:
+        throttle = WriteThrottle()
+        counted = _AUTHENTICATION.counted_credentials(request, throttle) if arguments is not None else None
+        if counted is None:
             return drf_view(request, *args, **kwargs)
-        request.user, request.auth = credentials
+        request.user, request.auth, allowed = counted
         try:
-            throttle = WriteThrottle()
-            if not throttle.allow_request(request, None):
+            if not allowed:
                 raise exceptions.Throttled(throttle.wait())
             body, status_code = answer(request, arguments, **kwargs)
         except Exception as exc:

@@ -155,3 +155,56 @@ def test_an_uncached_or_refused_token_reaches_the_drf_view(rater, api_for, monke
     refused = client.post("/api/v1/assignments/", {"batch": batch.pk}, format="json")
     assert refused.status_code == 401 and refused.json()["error"]["code"] == "authentication_failed"
     assert reached == [1, 1]
+
+
+def _writes_counted(user):
+    """The writes counted for ``user`` in this moment's window of the write throttle."""
+    from django.core.cache import caches
+    from django.core.cache.backends.redis import RedisCache
+
+    from config.cache import redis_client
+
+    window = WriteThrottle().window()
+    key = f"{window.prefix}{user.pk}:{window.number}"
+    cache = caches["default"]
+    if isinstance(cache, RedisCache):
+        return int(redis_client(cache).get(key) or 0)
+    return cache.get(key, 0)
+
+
+def test_lean_and_drf_calls_count_in_the_same_throttle_window(rater, api_for, monkeypatch, drf_only):
+    monkeypatch.setattr(WriteThrottle, "THROTTLE_RATES", {"writes": "3/day"})
+    client = _cached_client(api_for, rater)
+    batch = open_batch(tasks=1)
+    codes = [client.post("/api/v1/assignments/", {"batch": batch.pk}, format="json").status_code for _ in range(2)]
+    assert codes == [201, 200] and _writes_counted(rater) == 2
+    drf_only()
+    codes = [client.post("/api/v1/assignments/", {"batch": batch.pk}, format="json").status_code for _ in range(2)]
+    assert codes == [200, 429] and _writes_counted(rater) == 4
+
+
+def test_a_token_cached_without_its_user_id_is_still_counted(rater, api_for, monkeypatch, lean_only):
+    from django.core.cache import cache
+
+    from accounts.authentication import TOKEN_USER_PREFIX
+    from accounts.models import ApiToken
+
+    monkeypatch.setattr(WriteThrottle, "THROTTLE_RATES", {"writes": "2/day"})
+    client = _cached_client(api_for, rater)
+    (digest,) = ApiToken.objects.filter(user=rater).values_list("digest", flat=True)
+    assert cache.get(TOKEN_USER_PREFIX + digest) == rater.pk
+    cache.delete(TOKEN_USER_PREFIX + digest)  # as an entry written before the id was kept beside it
+    batch = open_batch(tasks=1)
+    codes = [client.post("/api/v1/assignments/", {"batch": batch.pk}, format="json").status_code for _ in range(3)]
+    assert codes == [201, 200, 429] and _writes_counted(rater) == 3
+
+
+def test_an_address_over_its_failure_limit_is_refused_and_nothing_is_counted(rater, api_for, settings):
+    from django.core.cache import cache
+
+    client = _cached_client(api_for, rater)
+    cache.set("trailmark:token-failures:127.0.0.1", settings.TOKEN_FAILURE_LIMIT)
+    batch = open_batch(tasks=1)
+    refused = client.post("/api/v1/assignments/", {"batch": batch.pk}, format="json")
+    assert refused.status_code == 429 and refused.json()["error"]["code"] == "too_many_failures"
+    assert _writes_counted(rater) == 0 and not Assignment.objects.filter(worker=rater).exists()
