@@ -13,9 +13,9 @@ router.register("workers", WorkerViewSet, basename="worker")
 # (hits/fastpath.py); every other call, and the schema, see the DRF views.
 LEAN = {"assignment-list": hand_out_view, "assignment-submit": submit_view}
 
+# They come first: every cycle of a rater's script resolves them.
 urlpatterns = [
     URLPattern(route.pattern, LEAN[route.name](route.callback), route.default_args, route.name)
-    if route.name in LEAN
-    else route
     for route in router.urls
-]
+    if route.name in LEAN
+] + [route for route in router.urls if route.name not in LEAN]
