@@ -10,9 +10,10 @@ Creates a fresh database (trailmark_bench; ``--database-url`` names another, and
 on submission). Starts gunicorn with the production settings (gunicorn.conf.py), then for
 each kind and client count runs that many concurrent clients, each looping "POST
 /assignments/ then POST …/submit/" over a kept-alive connection. Prints cycles per second,
-cycle latency percentiles, the clients' own CPU per cycle ("client ms": it shares the
-cores with the server) and every failed request by HTTP status, and checks afterwards
-that no task was handed out beyond the assignments it wants.
+cycle latency percentiles, the CPU per cycle of gunicorn's processes ("server ms") and
+of the clients themselves ("client ms": they share the cores with the server), and every
+failed request by HTTP status, and checks afterwards that no task was handed out beyond
+the assignments it wants.
 
 The write throttle is raised for the run (``API_WRITE_RATE``): at the production rate of
 120 writes a minute a client would be refused after a few seconds.
@@ -296,8 +297,26 @@ def client_loop(port, key, kind, batch, stop_at, latencies, failures, client_no,
     cpu.append(time.thread_time() - began)
 
 
-def run(port, keys, kind, batch, clients, seconds):
+def _cpu_seconds(pid):
+    """CPU seconds (user + system) of process ``pid`` and its children now alive."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return float("nan")  # not Linux: no figure
+    for process in [str(pid), *children]:
+        try:
+            fields = Path(f"/proc/{process}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
+def run(port, keys, kind, batch, clients, seconds, server_pid=None):
     latencies, failures, cpu = [], Counter(), []
+    server_cpu = _cpu_seconds(server_pid) if server_pid else float("nan")
     stop_at = time.monotonic() + seconds
     threads = [
         threading.Thread(
@@ -311,6 +330,7 @@ def run(port, keys, kind, batch, clients, seconds):
     for thread in threads:
         thread.join()
     elapsed = time.monotonic() - began
+    server_cpu = _cpu_seconds(server_pid) - server_cpu if server_pid else float("nan")
     ms = sorted(value * 1000 for value in latencies)
 
     def percentile(share):
@@ -326,6 +346,7 @@ def run(port, keys, kind, batch, clients, seconds):
         "p99": percentile(0.99),
         "failures": failures,
         "client_cpu_ms": 1000 * sum(cpu) / len(ms) if ms else float("nan"),
+        "server_cpu_ms": 1000 * server_cpu / len(ms) if ms else float("nan"),
         "load": os.getloadavg()[0],
     }
 
@@ -358,7 +379,8 @@ def _row(result):
     failed = ", ".join(f"{what} {status}: {n}" for (what, status), n in sorted(result["failures"].items(), key=str))
     return (
         f"{result['kind']:>13} {result['clients']:>7} {result['cycles']:>7} {result['per_second']:>9.1f} "
-        f"{result['p50']:>8.1f} {result['p95']:>8.1f} {result['p99']:>8.1f} {result['client_cpu_ms']:>11.2f} "
+        f"{result['p50']:>8.1f} {result['p95']:>8.1f} {result['p99']:>8.1f} {result['server_cpu_ms']:>10.2f} "
+        f"{result['client_cpu_ms']:>10.2f} "
         f"{result['load']:>6.2f}  {failed or '-'}"
     )
 
@@ -407,10 +429,13 @@ def main():
               f"workers {args.workers or 'default'}, threads {args.threads or 'default'}; PostgreSQL; "
               f"{os.cpu_count()} cores")  # fmt: skip
         print(f"{'kind':>13} {'clients':>7} {'cycles':>7} {'cycles/s':>9} {'p50 ms':>8} {'p95 ms':>8} "
-              f"{'p99 ms':>8} {'client ms':>11} {'load':>6}  failed requests")  # fmt: skip
+              f"{'p99 ms':>8} {'server ms':>10} {'client ms':>10} {'load':>6}  failed requests")  # fmt: skip
         for kind in args.kinds:
             for clients in args.clients:
-                runs = [run(port, keys, kind, batches[kind], clients, args.seconds) for _ in range(args.runs)]
+                runs = [
+                    run(port, keys, kind, batches[kind], clients, args.seconds, server_pid=server.pid)
+                    for _ in range(args.runs)
+                ]
                 for result in runs if args.runs > 1 else []:
                     print("  run: " + _row(result))
                 median = sorted(runs, key=lambda result: result["per_second"])[len(runs) // 2]
