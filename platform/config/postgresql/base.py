@@ -16,6 +16,7 @@ planning them cost the server about as much as running them.
 
 import select
 
+from django.db import IntegrityError, NotSupportedError
 from django.db.backends.postgresql import base
 from psycopg2 import errors
 
@@ -46,10 +47,11 @@ class DatabaseWrapper(base.DatabaseWrapper):
         if name is not None:
             try:
                 return cursor.execute(f"EXECUTE {name}({arguments})" if params else f"EXECUTE {name}", params)
-            except errors.FeatureNotSupported:
-                # "cached plan must not change result type": a migration changed a column
-                # it returns. Prepared again on the next call.
-                del prepared[sql]
+            except NotSupportedError as error:
+                if isinstance(error.__cause__, errors.FeatureNotSupported):
+                    # "cached plan must not change result type": a migration changed a
+                    # column it returns. Prepared again on the next call.
+                    del prepared[sql]
                 raise
         if len(prepared) >= PREPARED_LIMIT:
             return cursor.execute(sql, params)
@@ -59,8 +61,12 @@ class DatabaseWrapper(base.DatabaseWrapper):
         name = f"trailmark_{self.prepared_count}"
         numbered = sql.split("%s")
         text = numbered[0] + "".join(f"${n}{part}" for n, part in enumerate(numbered[1:], start=1))
-        result = cursor.execute(f"PREPARE {name} AS {text}; EXECUTE {name}({arguments})" if params
-                                else f"PREPARE {name} AS {text}; EXECUTE {name}", params)  # fmt: skip
+        try:
+            result = cursor.execute(f"PREPARE {name} AS {text}; EXECUTE {name}({arguments})" if params
+                                    else f"PREPARE {name} AS {text}; EXECUTE {name}", params)  # fmt: skip
+        except IntegrityError:
+            prepared[sql] = name  # the statement ran, so it was prepared: only its row was refused
+            raise
         prepared[sql] = name
         return result
 
