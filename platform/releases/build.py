@@ -31,6 +31,7 @@ from .formats.gold import GoldWriter
 from .formats.records import EXTENSIONS, RecordsWriter
 from .formats.webqa import WebQAImages, WebQAWriter, image_id
 from .formats.webvln import WebVLNWriter
+from .heap import fewer_collections
 from .models import EVALUATION_FOLDER, SPLITS, Release, ReleaseAsset, ReleaseFile, ReleaseGraph, ReleaseItem
 from .signals import release_published
 from .snapshot import take_snapshot
@@ -122,6 +123,7 @@ class Built(dict):
     the counts, and the non-image files; image files are listed from ``ReleaseAsset``."""
 
 
+@fewer_collections()
 def write_release(*, release, prefix, progress):
     """Writes every file of ``release`` from its snapshot under ``prefix``."""
     files = ReleaseFiles(prefix)
@@ -185,18 +187,54 @@ def write_items(*, release, writers, progress):
         # sorts all of them for every chunk, which makes a build quadratic in its size.
         with connection.cursor() as cursor:
             cursor.execute(f"ANALYZE {connection.ops.quote_name(ReleaseItem._meta.db_table)}")
-    items = ReleaseItem.objects.filter(release=release).order_by("pk").values_list("pk", "family", "split", "record")
     lookup = _Lookup(release)
-    done, last = 0, 0
-    while rows := list(items.filter(pk__gt=last)[: settings.RELEASE_CHUNK_SIZE]):
-        last = rows[-1][0]
-        chunk = [{"family": family, "split": split, "record": record} for _pk, family, split, record in rows]
+    done = 0
+    for rows in _item_rows(release, settings.RELEASE_CHUNK_SIZE):
+        chunk = [{"family": family, "split": split, "record": _decoded(record)} for family, split, record in rows]
         lookup.load(chunk)
         for item in chunk:
             for writer in writers:
                 writer.add(item, lookup)
         done += len(chunk)
         progress(stage="records", done=done)
+
+
+def _item_rows(release, size):
+    """``[(family, split, record as JSON text)]`` of the release's items in id order, a
+    chunk at a time. On PostgreSQL the next chunk is read while this one is written, so
+    the server turns records into text while Python writes: from a second thread on the
+    same connection (psycopg2's is shared safely between threads, and a test's
+    transaction stays the one read)."""
+    table = connection.ops.quote_name(ReleaseItem._meta.db_table)
+    sql = f"SELECT id, family, split, record FROM {table} WHERE release_id = %s AND id > %s ORDER BY id LIMIT %s"
+
+    def read(last, cursor_of):
+        with cursor_of() as cursor:
+            cursor.execute(sql, [release.pk, last, size])
+            return cursor.fetchall()
+
+    if connection.vendor != "postgresql":
+        last = 0
+        while rows := read(last, connection.cursor):
+            last = rows[-1][0]
+            yield [row[1:] for row in rows]
+        return
+    connection.ensure_connection()
+    raw = connection.connection
+    with ThreadPoolExecutor(max_workers=1) as reader:
+        with connection.wrap_database_errors:
+            rows = read(0, raw.cursor)
+        while rows:
+            following = reader.submit(read, rows[-1][0], raw.cursor)
+            yield [row[1:] for row in rows]
+            with connection.wrap_database_errors:
+                rows = following.result()
+
+
+def _decoded(record):
+    """A record read by raw SQL: JSON text (PostgreSQL's ``jsonb`` comes as text to Django's
+    connections, as to SQLite's), or already decoded where a driver does it."""
+    return json.loads(record) if isinstance(record, str) else record
 
 
 class _Lookup:

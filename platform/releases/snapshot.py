@@ -47,6 +47,7 @@ from mining.models import Distractor
 
 from .environments import freeze, rebuild_sites
 from .formats.answers import keyword_fits_domain
+from .heap import fewer_collections
 from .models import Release, ReleaseAsset, ReleaseItem
 from .splits import SplitPlan
 from .textscreen import screen_record, screen_source
@@ -100,6 +101,7 @@ def selected_pairs(release):
     return QAPair.objects.filter(family__in=release.families, state__in=release.qa_states)
 
 
+@fewer_collections()
 def take_snapshot(*, release, progress):
     """Freezes the pairs ``release`` selects into its items and assets; returns counts."""
     outermost = not connection.in_atomic_block
