@@ -4,9 +4,10 @@ A build makes and drops millions of small containers (rows, records, their lists
 dicts) while the process holds a large heap of long-lived ones (the modules, Django's
 and the apps'). Python's collector scans the young objects every few hundred
 allocations and, now and then, the whole heap: at 50k pairs that was a fifth of the
-build's CPU time, spent finding no garbage (records hold no reference cycles). So for
-its length the objects alive when it starts are set aside (``gc.freeze``) and the
-young generation is collected less often; cycles are still collected.
+records stage's CPU time, spent finding little garbage (records are trees, freed by
+their reference counts). So for its length the objects alive when it starts are set
+aside (``gc.freeze``) and the young generation is collected less often; cycles made
+during it are still collected.
 """
 
 import gc

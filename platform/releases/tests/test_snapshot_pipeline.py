@@ -1,7 +1,10 @@
-"""The snapshot's faster paths lose nothing: a record's own texts are tested joined before
+"""The build's faster paths lose nothing: a record's own texts are tested joined before
 any is screened alone, and its items are copied to the database while the next chunk is
-built, so a copy that fails still fails the snapshot, with the database's own error."""
+built, so a copy that fails still fails the snapshot, with the database's own error; the
+records stage reads the next chunk of items while it writes one; the garbage collector
+runs less often during a build and as before after it."""
 
+import gc
 import random
 
 import pytest
@@ -9,6 +12,8 @@ from django.db import DataError, connection, transaction
 
 from moderation.textscreen import might_hold_personal_data, text_findings
 from moderation.textscreen import personal as personal_findings
+from releases.build import write_items
+from releases.heap import fewer_collections
 from releases.models import ReleaseItem
 from releases.snapshot import _ItemWriter, take_snapshot
 from releases.textscreen import screen_record
@@ -103,3 +108,39 @@ def test_many_small_chunks_copy_every_item_once(admin_user, rater, settings):
     assert counts["selected"] == 7
     assert sorted(items.values_list("qa_pair_id", flat=True)) == sorted(pair.pk for pair in pairs)
     assert {item.record["question"] for item in items} == {f"Question {n}?" for n in range(7)}
+
+
+class _Collected:
+    """A writer that keeps what it is given."""
+
+    def __init__(self):
+        self.items = []
+
+    def add(self, item, lookup):
+        self.items.append((item["split"], item["record"]))
+
+
+def test_many_small_chunks_write_every_item_once_in_item_order(admin_user, rater, settings):
+    settings.RELEASE_CHUNK_SIZE = 2
+    for n in range(7):
+        data.screen_pair(rater, question=f"Question {n}?")
+    draft = release(admin_user, families=["webquest"])
+    take_snapshot(release=draft, progress=lambda **_: None)
+    writer, reported = _Collected(), []
+    write_items(release=draft, writers=[writer], progress=lambda **kwargs: reported.append(kwargs["done"]))
+    stored = ReleaseItem.objects.filter(release=draft).order_by("pk")
+    assert writer.items == [(item.split, item.record) for item in stored]
+    assert len(writer.items) == 7
+    assert reported == [2, 4, 6, 7]
+
+
+def test_a_build_collects_less_often_and_leaves_the_collector_as_it_found_it():
+    before, frozen = gc.get_threshold(), gc.get_freeze_count()
+    with fewer_collections():
+        assert gc.get_threshold()[0] >= 20_000
+        assert gc.get_freeze_count() > frozen
+        with fewer_collections():  # nested: the outer block's settings hold
+            pass
+        assert gc.get_threshold()[0] >= 20_000
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == frozen
