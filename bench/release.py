@@ -411,12 +411,14 @@ def time_records_alone(release):
     files): read from the snapshot, written and stored under a scratch prefix."""
     from releases import build
     from releases.formats.records import RecordsWriter
+    from releases.heap import fewer_collections
     from releases.storage import ReleaseFiles, delete_prefix
 
     prefix = f"releases/{release.name}/{release.version}/records-alone"
     started = time.perf_counter()
     records = RecordsWriter(ReleaseFiles(prefix))
-    build.write_items(release=release, writers=[records], progress=build.no_progress)
+    with fewer_collections():  # as write_release runs it
+        build.write_items(release=release, writers=[records], progress=build.no_progress)
     records.finish()
     seconds = time.perf_counter() - started
     delete_prefix(prefix)
