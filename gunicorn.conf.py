@@ -3,9 +3,9 @@
 Workers: gthread, 2 processes × 8 threads, chosen for the 2-core machines Trailmark runs
 on by `bench/handout.py` (request a task + submit, 1, 16 and 64 clients; figures in
 bench/README.md). A hand-out or a submission spends most of its time waiting on
-PostgreSQL and Redis, not on the CPU (under 2 ms of CPU per request since the lean
-path, hits/fastpath.py): one process per core keeps both cores busy, and its threads
-fill the waits. In the first runs 2 × 8 and 4 × 4 came out best and close; 3 × 4, 5 × 2
+PostgreSQL and Redis, not on the CPU (about 2 ms of gunicorn's CPU per request, its own
+parsing included, since the lean path, hits/fastpath.py): one process per core keeps
+both cores busy, and its threads fill the waits. In the first runs 2 × 8 and 4 × 4 came out best and close; 3 × 4, 5 × 2
 and 5 sync workers served fewer cycles. Measured again with the lean path (load 5–7):
 2 × 8, 2 × 4, 4 × 4 and 4 sync workers came within the noise of each other at 1 and 16
 clients, and sync's p95 at 64 clients was the worst (1.1 s against 0.7–0.8 s). 2 × 8

@@ -135,7 +135,7 @@ class ApiTokenAuthentication(authentication.TokenAuthentication):
         failures_key = f"trailmark:token-failures:{request.META.get('REMOTE_ADDR', '')}"
         digest = digest_token(parts[1].decode(errors="replace"))
         window = throttle.window()
-        keys = [cache.make_and_validate_key(key) for key in (failures_key, _cache_key(digest), _user_key(digest))]
+        keys = [cache.make_key(key) for key in (failures_key, _cache_key(digest), _user_key(digest))]
         arguments = [settings.TOKEN_FAILURE_LIMIT, window.prefix, window.number, window.keep_seconds]
         try:
             failures, found, count = _check_and_count()(keys=keys, args=arguments)

@@ -54,6 +54,12 @@ class FailSoftRedisCache(RedisCache):
     def get_many(self, keys, version=None):
         return self._soft("get_many", {}, keys, version)
 
+    def set_many(self, data, timeout=None, version=None):
+        return self._soft("set_many", [], data, timeout, version)
+
+    def delete_many(self, keys, version=None):
+        return self._soft("delete_many", None, keys, version)
+
     def incr(self, key, delta=1, version=None):
         return self._soft("incr", 0, key, delta, version)
 
