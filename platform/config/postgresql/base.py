@@ -11,7 +11,9 @@ message, a notice), or after the request's errors, as Django does.
 
 **Prepared statements** (``execute_prepared``): the hand-out's and the submission's
 statements are parsed and planned once per connection instead of on every call, where
-planning them cost the server about as much as running them.
+planning them cost the server about as much as running them. Prepared statements belong
+to a session: a proxy that hands each transaction another server connection (PgBouncer's
+transaction pooling) would lose them.
 """
 
 import select
