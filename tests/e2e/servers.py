@@ -133,6 +133,12 @@ class Relay:
                 continue
             upstream = socket.create_connection(("127.0.0.1", self.target_port))
             with self.lock:
+                # Checked again under the lock that ``cut`` closes connections under: a
+                # connection accepted while the line was being cut would outlive the cut.
+                if not self.open.is_set():
+                    client.close()
+                    upstream.close()
+                    continue
                 self.connections += [client, upstream]
             threading.Thread(target=self._pipe, args=(client, upstream, True), daemon=True).start()
             threading.Thread(target=self._pipe, args=(upstream, client, False), daemon=True).start()
@@ -161,8 +167,10 @@ class Relay:
                 marker = self.cut_marker if outgoing else None
                 markers = self._markers(marker, data, tail) if marker else 0
                 if markers and self.passed + markers >= self.cut_nth:
-                    self.cut_marker = None
                     self.cut()
+                    self.cut_marker = None
+                    return
+                if not self.open.is_set():  # read just before the line was cut: never delivered
                     return
                 sink.sendall(data)
                 if markers:
