@@ -17,7 +17,7 @@ def own_connection():
     handler = ConnectionHandler({"default": {**connection.settings_dict}})
     own = handler["default"]
     if own.vendor != "postgresql":
-        pytest.skip("the health check reads a PostgreSQL connection's socket")
+        pytest.skip("needs PostgreSQL: this health check is the PostgreSQL backend's (the SQLite run has none)")
     own.ensure_connection()
     yield own
     own.close()

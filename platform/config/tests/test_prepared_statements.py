@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def table():
     if connection.vendor != "postgresql":
-        pytest.skip("prepared statements are PostgreSQL's")
+        pytest.skip("needs PostgreSQL: statements are prepared only by the PostgreSQL backend")
     with connection.cursor() as cursor:
         cursor.execute("CREATE TEMP TABLE prepared_probe (id integer PRIMARY KEY, label varchar(20))")
         cursor.execute("INSERT INTO prepared_probe VALUES (1, 'one'), (2, 'two')")
