@@ -365,11 +365,12 @@ def build_in_this_process(size, chunk):
             current.update(stage=stage, at=now)
 
     started, cpu_started, db_started = time.perf_counter(), cpu_seconds(), database_cpu_seconds()
-    counts, _ = take_snapshot(release=release, progress=progress)
+    prefix = f"releases/{release.name}/{release.version}/build-1"
+    writers = build.ItemWriters(release=release, prefix=prefix)  # as run_build does
+    counts, _ = take_snapshot(release=release, progress=progress, on_items=writers.take_records)
     Release.objects.filter(pk=release.pk).update(counts=counts)
     release.refresh_from_db()
-    prefix = f"releases/{release.name}/{release.version}/build-1"
-    built = build.write_release(release=release, prefix=prefix, progress=progress)
+    built = build.write_release(release=release, prefix=prefix, progress=progress, writers=writers)
     progress(stage="publish")
     build._publish(release_id=release.pk, attempt=1, prefix=prefix, built=built)
     progress(stage="done")
