@@ -365,12 +365,11 @@ def build_in_this_process(size, chunk):
             current.update(stage=stage, at=now)
 
     started, cpu_started, db_started = time.perf_counter(), cpu_seconds(), database_cpu_seconds()
-    prefix = f"releases/{release.name}/{release.version}/build-1"
-    writers = build.ItemWriters(release=release, prefix=prefix)  # as run_build does
-    counts, _ = take_snapshot(release=release, progress=progress, on_items=writers.take_records)
+    counts, _ = take_snapshot(release=release, progress=progress)
     Release.objects.filter(pk=release.pk).update(counts=counts)
     release.refresh_from_db()
-    built = build.write_release(release=release, prefix=prefix, progress=progress, writers=writers)
+    prefix = f"releases/{release.name}/{release.version}/build-1"
+    built = build.write_release(release=release, prefix=prefix, progress=progress)
     progress(stage="publish")
     build._publish(release_id=release.pk, attempt=1, prefix=prefix, built=built)
     progress(stage="done")

@@ -92,13 +92,12 @@ def run_build(*, release_id, attempt):
     progress = Progress(release_id, attempt)
     try:
         release = Release.objects.get(pk=release_id)
-        prefix = f"{settings.RELEASE_STORAGE_PREFIX}/{release.name}/{release.version}/build-{attempt}"
-        writers = ItemWriters(release=release, prefix=prefix)
         if release.snapshot_at is None:
-            counts, _ = take_snapshot(release=release, progress=progress, on_items=writers.take_records)
+            counts, _ = take_snapshot(release=release, progress=progress)
             Release.objects.filter(pk=release_id).update(counts=counts)
             release.refresh_from_db()
-        built = write_release(release=release, prefix=prefix, progress=progress, writers=writers)
+        prefix = f"{settings.RELEASE_STORAGE_PREFIX}/{release.name}/{release.version}/build-{attempt}"
+        built = write_release(release=release, prefix=prefix, progress=progress)
         _publish(release_id=release_id, attempt=attempt, prefix=prefix, built=built)
     except Superseded:
         logger.info("Build %s of release %s was superseded.", attempt, release_id)
@@ -124,78 +123,27 @@ class Built(dict):
     the counts, and the non-image files; image files are listed from ``ReleaseAsset``."""
 
 
-class ItemWriters:
-    """A build's writers of the files made item by item: the JSON Lines records, WebQA's
-    files and the gold, under ``prefix``.
-
-    WebQA's files need the images' WebQA ids, numbered once the snapshot has every asset;
-    the records need nothing but the item. So a build that takes its snapshot hands it
-    ``take_records``, which writes each record from the snapshot's own dict as it is made,
-    and afterwards reads back and decodes only the WebQA items, not every record again."""
-
-    def __init__(self, *, release, prefix):
-        self.files = ReleaseFiles(prefix)
-        private_test = not release.test_answers_public
-        self.gold = GoldWriter(self.files)
-        self.records = RecordsWriter(self.files, gold=self.gold, private_test=private_test)
-        self.webqa = WebQAWriter(self.files, gold=self.gold, private_test=private_test)
-        self.records_taken = False
-        self.error = None
-
-    def take_records(self, items):
-        """A chunk of the snapshot's items (``take_snapshot``'s ``on_items``). A file that
-        cannot be written (a full disk) fails the build in ``write_release``, as it did when
-        the records were written after the snapshot: the snapshot is kept for the next attempt."""
-        self.records_taken = True
-        if self.error is not None:
-            return
-        read_back = _as_read_back if connection.vendor == "postgresql" else None
-        try:
-            for item in items:
-                if read_back is not None:
-                    item = {**item, "record": read_back(item["record"])}
-                self.records.add(item, None)
-        except Exception as error:  # raised again by write_release
-            self.error = error
-
-
-def _as_read_back(record):
-    """``record`` as it comes back from PostgreSQL, where it matters to the files: ``jsonb``
-    keeps an object's keys shortest first, then in byte order, and the generator is the one
-    object of a record the formats copy whole."""
-    if not record.get("generator"):
-        return record
-    ordered = sorted(record["generator"].items(), key=lambda entry: (len(entry[0].encode()), entry[0].encode()))
-    return {**record, "generator": dict(ordered)}
-
-
 @fewer_collections()
-def write_release(*, release, prefix, progress, writers=None):
-    """Writes every file of ``release`` from its snapshot under ``prefix``; ``writers``
-    (``ItemWriters`` under ``prefix``) when the snapshot already fed them its records."""
-    writers = writers or ItemWriters(release=release, prefix=prefix)
-    if writers.error is not None:
-        raise writers.error
-    files, gold = writers.files, writers.gold
+def write_release(*, release, prefix, progress):
+    """Writes every file of ``release`` from its snapshot under ``prefix``."""
+    files = ReleaseFiles(prefix)
     # Only what the snapshot counted: a rebuild of a published release starts from the same.
     counts = {key: release.counts[key] for key in SNAPSHOT_COUNTS if key in release.counts}
     counts.update(_split_counts(release))
     items = ReleaseItem.objects.filter(release=release)
+    total = items.count()
 
-    if writers.records_taken:
-        families, item_writers = ["webqa"], [writers.webqa]
-        total = counts["families"].get("webqa", 0)
-    else:
-        families, item_writers = None, [writers.records, writers.webqa]
-        total = counts["items"]
+    private_test = not release.test_answers_public
+    gold = GoldWriter(files)
+    records = RecordsWriter(files, gold=gold, private_test=private_test)
+    webqa = WebQAWriter(files, gold=gold, private_test=private_test)
     progress(stage="records", done=0, total=total)
-    write_items(release=release, writers=item_writers, progress=progress, families=families)
-    writers.records.finish()
-    writers.webqa.finish()
+    write_items(release=release, writers=[records, webqa], progress=progress)
+    records.finish()
+    webqa.finish()
 
     _copy_assets(release, files, progress)
 
-    private_test = not release.test_answers_public
     webvln = WebVLNWriter(files, setting=release.webvln_setting, gold=gold, private_test=private_test)
     graphs = ReleaseGraph.objects.filter(release=release).order_by("host")
     progress(stage="webvln", done=0, total=graphs.count())
@@ -232,9 +180,8 @@ def write_release(*, release, prefix, progress, writers=None):
     return Built(manifest=head, counts=counts, datasheet=readme, files=files.files(), file_count=file_count)
 
 
-def write_items(*, release, writers, progress, families=None):
-    """Feeds every item of the snapshot (of ``families`` only, if given) to each writer, in
-    one pass, a chunk at a time."""
+def write_items(*, release, writers, progress):
+    """Feeds every item of the snapshot to each writer, in one pass, a chunk at a time."""
     if connection.vendor == "postgresql":
         # Fresh statistics: a planner that takes the snapshot's many new items for a few
         # sorts all of them for every chunk, which makes a build quadratic in its size.
@@ -242,7 +189,7 @@ def write_items(*, release, writers, progress, families=None):
             cursor.execute(f"ANALYZE {connection.ops.quote_name(ReleaseItem._meta.db_table)}")
     lookup = _Lookup(release)
     done = 0
-    for rows in _item_rows(release, settings.RELEASE_CHUNK_SIZE, families=families):
+    for rows in _item_rows(release, settings.RELEASE_CHUNK_SIZE):
         chunk = [{"family": family, "split": split, "record": _decoded(record)} for family, split, record in rows]
         lookup.load(chunk)
         for item in chunk:
@@ -252,20 +199,18 @@ def write_items(*, release, writers, progress, families=None):
         progress(stage="records", done=done)
 
 
-def _item_rows(release, size, *, families=None):
-    """``[(family, split, record as JSON text)]`` of the release's items (of ``families``
-    only, if given) in id order, a chunk at a time. On PostgreSQL the next chunk is read
-    while this one is written, so the server turns records into text while Python writes:
-    from a second thread on the same connection (psycopg2's is shared safely between
-    threads, and a test's transaction stays the one read)."""
+def _item_rows(release, size):
+    """``[(family, split, record as JSON text)]`` of the release's items in id order, a
+    chunk at a time. On PostgreSQL the next chunk is read while this one is written, so
+    the server turns records into text while Python writes: from a second thread on the
+    same connection (psycopg2's is shared safely between threads, and a test's
+    transaction stays the one read)."""
     table = connection.ops.quote_name(ReleaseItem._meta.db_table)
-    of_families = f" AND family IN ({', '.join(['%s'] * len(families))})" if families else ""
-    sql = (f"SELECT id, family, split, record FROM {table} WHERE release_id = %s{of_families} AND id > %s"
-           f" ORDER BY id LIMIT %s")  # fmt: skip
+    sql = f"SELECT id, family, split, record FROM {table} WHERE release_id = %s AND id > %s ORDER BY id LIMIT %s"
 
     def read(last, cursor_of):
         with cursor_of() as cursor:
-            cursor.execute(sql, [release.pk, *(families or ()), last, size])
+            cursor.execute(sql, [release.pk, last, size])
             return cursor.fetchall()
 
     if connection.vendor != "postgresql":

@@ -102,12 +102,8 @@ def selected_pairs(release):
 
 
 @fewer_collections()
-def take_snapshot(*, release, progress, on_items=None):
-    """Freezes the pairs ``release`` selects into its items and assets; returns counts.
-
-    ``on_items``, if given, is handed each chunk's items as they are written, in item
-    order: ``[{"family", "split", "record"}]``, the records as stored (a build writes the
-    files that need nothing else from them there and then: ``build.ItemWriters``)."""
+def take_snapshot(*, release, progress):
+    """Freezes the pairs ``release`` selects into its items and assets; returns counts."""
     outermost = not connection.in_atomic_block
     if "webvln" in release.families:
         rebuild_sites(selected_pairs(release))  # the sites' graphs as their traces are now
@@ -135,7 +131,7 @@ def take_snapshot(*, release, progress, on_items=None):
         excluded, authors, licences, generated = defaultdict(int), set(), set(), defaultdict(int)
         sources = _Sources(keep_query_hosts)
         done = 0
-        with _ItemWriter(release, on_items=on_items) as writer:
+        with _ItemWriter(release) as writer:
             for chunk, rows in _chunks(pairs, settings.RELEASE_CHUNK_SIZE):
                 sources.load(_wanted(rows))
                 writer.start()  # the last chunk's COPY, while this one is built
@@ -199,12 +195,10 @@ class _ItemWriter:
     chunk is built in Python, as PostgreSQL spends about as long parsing the records into
     ``jsonb`` and checking their foreign keys as Python spends making them; at most one
     chunk waits and one is in flight, so memory stays flat. Elsewhere ``add`` writes at once.
-    Each chunk's items also go to ``on_items``, if given (see ``take_snapshot``).
     """
 
-    def __init__(self, release, *, on_items=None):
+    def __init__(self, release):
         self.release = release
-        self.on_items = on_items
         self.postgresql = connection.vendor == "postgresql"
         self.pending = None  # the COPY text of the chunk added last, not started yet
         self.copying = None  # the thread of the COPY in flight, and its error
@@ -239,8 +233,6 @@ class _ItemWriter:
                 cursor.execute(f"SET CONSTRAINTS {self.deferred} {mode}")
 
     def add(self, items):
-        if self.on_items is not None:
-            self.on_items([{"family": item[2], "split": item[3], "record": item[5]} for item in items])
         if not self.postgresql:
             ReleaseItem.objects.bulk_create(
                 ReleaseItem(release=self.release, qa_pair_id=pair_id, guid=guid, family=family, split=split,

@@ -2,11 +2,9 @@
 any is screened alone, and its items are copied to the database while the next chunk is
 built, so a copy that fails still fails the snapshot, with the database's own error; the
 records stage reads the next chunk of items while it writes one; the garbage collector
-runs less often during a build and as before after it; the records a build writes during
-its snapshot are those a rebuild reads back."""
+runs less often during a build and as before after it."""
 
 import gc
-import json
 import random
 
 import pytest
@@ -14,16 +12,14 @@ from django.db import DataError, connection, transaction
 
 from moderation.textscreen import might_hold_personal_data, text_findings
 from moderation.textscreen import personal as personal_findings
-from releases import build, services
-from releases.build import _as_read_back, check_rebuild, write_items
-from releases.formats.records import RecordsWriter
+from releases.build import write_items
 from releases.heap import fewer_collections
-from releases.models import Release, ReleaseItem
+from releases.models import ReleaseItem
 from releases.snapshot import _ItemWriter, take_snapshot
 from releases.textscreen import screen_record
 
 from . import data
-from .helpers import build_now, read, release
+from .helpers import release
 from .test_textscreen import _record, _screen, _step
 
 PERSONAL = [
@@ -148,60 +144,3 @@ def test_a_build_collects_less_often_and_leaves_the_collector_as_it_found_it():
         assert gc.get_threshold()[0] >= 20_000
     assert gc.get_threshold() == before
     assert gc.get_freeze_count() == frozen
-
-
-def test_the_snapshot_hands_on_each_item_as_stored_in_item_order(admin_user, rater, settings):
-    settings.RELEASE_CHUNK_SIZE = 2
-    for n in range(5):
-        data.screen_pair(rater, question=f"Question {n}?")
-    draft = release(admin_user, families=["webquest"])
-    taken = []
-    take_snapshot(release=draft, progress=lambda **_: None, on_items=taken.append)
-    stored = ReleaseItem.objects.filter(release=draft).order_by("pk")
-    assert [len(chunk) for chunk in taken] == [2, 2, 1]
-    handed = [(item["family"], item["split"], item["record"]) for chunk in taken for item in chunk]
-    assert handed == [(item.family, item.split, item.record) for item in stored]
-
-
-def test_records_written_during_the_snapshot_match_a_rebuild_from_the_database(admin_user, rater, settings):
-    settings.RELEASE_CHUNK_SIZE = 2
-    recorded, steps = data.trace(rater, ["/", "/shoes", "/shoes/red"])
-    data.trace_pair(rater, recorded, steps)
-    for n in range(3):
-        data.screen_pair(rater, question=f"Question {n}?")
-    data.webqa_image_pair(rater)
-    data.webqa_text_pair(rater)
-    built = build_now(release(admin_user, families=["webquest", "webqa"]))
-    assert built.state == "published", built.message
-    assert read(built, "records/webquest/train.jsonl") or read(built, "records/webquest/test.jsonl")
-    checked = check_rebuild(release_id=built.pk)  # every item read back and written again
-    assert checked["identical"], checked
-
-
-@pytest.mark.django_db
-def test_a_generator_comes_out_in_the_order_postgresql_gives_its_keys():
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL: only its jsonb reorders an object's keys")
-    generator = {"name": "rules", "version": "2", "prompt_version": "p1", "run": 7}
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT %s::jsonb::text", [json.dumps(generator)])
-        read_back = json.loads(cursor.fetchone()[0])
-    ordered = _as_read_back({"family": "webquest", "generator": generator})["generator"]
-    assert list(ordered) == list(read_back) == ["run", "name", "version", "prompt_version"]
-    assert ordered == generator
-
-
-def test_a_records_file_that_cannot_be_written_fails_the_build_after_the_snapshot(admin_user, rater, monkeypatch):
-    data.screen_pair(rater)
-    definition = release(admin_user, families=["webquest"])
-
-    def full(self, path, record):
-        raise OSError("disk full")
-
-    monkeypatch.setattr(RecordsWriter, "_write", full)
-    started = services.start_build(release=definition)
-    with pytest.raises(OSError, match="disk full"):
-        build.run_build(release_id=started.pk, attempt=started.attempt)
-    failed = Release.objects.get(pk=definition.pk)
-    assert failed.state == "failed" and failed.snapshot_at is not None  # the next attempt starts from it
-    assert ReleaseItem.objects.filter(release=failed).count() == 1
