@@ -27,7 +27,11 @@ def hand_out_facts(*, batch_id, worker_id):
     worker's open assignment in it, or None); and the worker's profile.
 
     Raw SQL, prepared on PostgreSQL, because it runs on every hand-out, where building it
-    with the ORM cost more than running it, and planning it as much again."""
+    with the ORM cost more than running it, and planning it as much again. The open
+    assignment's state is written in the statement, not passed: the plan a prepared
+    statement settles on is made without its parameters' values, and only a known state
+    lets it look the assignment up in the index of open assignments
+    (``one_open_assignment_per_batch``) instead of walking the worker's whole history."""
     db = connections[DEFAULT_DB_ALIAS]
     batch_rows, profile_rows = _rows(Batch, db), _rows(RaterProfile, db)
     sql = _HAND_OUT_FACTS.get(db.vendor)
@@ -42,12 +46,12 @@ def hand_out_facts(*, batch_id, worker_id):
                 (SELECT d.reason FROM {Disqualification._meta.db_table} d
                  WHERE d.worker_id = p.user_id AND d.kind = b.kind AND d.lifted_at IS NULL LIMIT 1),
                 (SELECT a.id FROM {Assignment._meta.db_table} a
-                 WHERE a.worker_id = p.user_id AND a.batch_id = b.id AND a.state = %s LIMIT 1)
+                 WHERE a.worker_id = p.user_id AND a.batch_id = b.id AND a.state = '{Assignment.State.ASSIGNED}' LIMIT 1)
             FROM {RaterProfile._meta.db_table} p LEFT JOIN {Batch._meta.db_table} b ON b.id = %s
             WHERE p.user_id = %s
         """
     with db.cursor() as cursor:
-        execute(cursor, sql, [Assignment.State.ASSIGNED, batch_id, worker_id])
+        execute(cursor, sql, [batch_id, worker_id])
         row = cursor.fetchone()
     if row is None:
         raise RaterProfile.DoesNotExist(f"Worker {worker_id} has no profile.")

@@ -175,3 +175,37 @@ def test_the_claim_checks_each_task_by_a_probe_whatever_the_workers_history(rate
             # Not an anti-join over the worker's 1,500 assignments: one probe per task looked at.
             assert "Anti Join" not in plan and "SubPlan" in plan, (mode, plan)
         cursor.execute("RESET plan_cache_mode")
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the prepared statement's plans are PostgreSQL's")
+def test_the_hand_out_finds_the_workers_open_assignment_by_index_whatever_their_history(rater):
+    batch = open_batch(tasks=1600)
+    tasks = list(Task.objects.filter(batch=batch).order_by("id").values_list("id", flat=True))
+    now = timezone.now()
+    Assignment.objects.bulk_create(
+        Assignment(batch=batch, task_id=task_id, worker=rater, state="submitted", submitted_at=now, expires_at=now)
+        for task_id in tasks[:1500]
+    )
+    Task.objects.filter(pk__in=tasks[:1500]).update(slots_taken=1)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE hits_assignment")
+    with CaptureQueriesContext(connection) as queries:
+        assignment, created = services.request_next_task(worker=rater, batch_id=batch.pk)
+    again, created_again = services.request_next_task(worker=rater, batch_id=batch.pk)
+    assert created and not created_again and again.pk == assignment.pk
+    names = {f"EXECUTE {name}(" for sql, name in connection.prepared_statements.items() if "kindrequirements" in sql}
+    (execute,) = [
+        query["sql"].rsplit("; ", 1)[-1] for query in queries.captured_queries if any(n in query["sql"] for n in names)
+    ]
+    with connection.cursor() as cursor:
+        # A prepared statement's first runs get custom plans, the later ones the generic
+        # plan, made without the parameters' values.
+        for mode in ("force_custom_plan", "force_generic_plan"):
+            cursor.execute(f"SET plan_cache_mode = {mode}")
+            cursor.execute("EXPLAIN " + execute)
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+            # One of the indexes that hold open assignments only, not a walk over the
+            # worker's 1,500 past ones.
+            (scan,) = [line for line in plan.splitlines() if " on hits_assignment " in line]
+            assert "one_open_assignment_per_batch" in scan or "assignment_open_expiry" in scan, (mode, plan)
+        cursor.execute("RESET plan_cache_mode")
