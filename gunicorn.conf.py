@@ -26,6 +26,9 @@ worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gthread")
 keepalive = 5
 timeout = 60
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
+# Each worker marks itself alive by touching a file whenever its loop wakes, i.e. on every
+# request: on a disk's file system that is an inode write each time, in memory nothing.
+worker_tmp_dir = os.environ.get("GUNICORN_WORKER_TMP_DIR") or ("/dev/shm" if os.access("/dev/shm", os.W_OK) else None)
 
 
 def post_worker_init(worker):
