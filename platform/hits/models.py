@@ -125,9 +125,15 @@ class Assignment(models.Model):
     # States in which an assignment holds one of its task's slots.
     SLOT_STATES = (State.ASSIGNED, State.SUBMITTED, State.APPROVED)
 
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="assignments")
-    batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="assignments")
-    worker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
+    # No index of their own: each leads one of Meta's (task: one_assignment_per_task_and_worker;
+    # batch: assignment_batch_state; worker: assignment_worker_recent), which serve every
+    # lookup by it. A submission changes indexed columns, so it writes an entry in every
+    # index of the table: three fewer is a fifth less of the database's work per cycle.
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="assignments", db_index=False)
+    batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="assignments", db_index=False)
+    worker = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments", db_index=False
+    )
     state = models.CharField(max_length=10, choices=State.choices, default=State.ASSIGNED)
     assigned_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()

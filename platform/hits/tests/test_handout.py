@@ -209,3 +209,28 @@ def test_the_hand_out_finds_the_workers_open_assignment_by_index_whatever_their_
             (scan,) = [line for line in plan.splitlines() if " on hits_assignment " in line]
             assert "one_open_assignment_per_batch" in scan or "assignment_open_expiry" in scan, (mode, plan)
         cursor.execute("RESET plan_cache_mode")
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="reads PostgreSQL's catalogue")
+@pytest.mark.django_db
+@pytest.mark.parametrize("table", ["hits_assignment", "hits_task"])
+def test_no_index_of_the_hand_outs_tables_is_the_start_of_another(table):
+    # Every claim and submission writes an entry in each index: one whose columns lead
+    # another (whole-table) index serves no lookup the other does not.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """SELECT i.indexrelid::regclass::text,
+                      array(SELECT a.attname FROM unnest(i.indkey) WITH ORDINALITY k(n, o)
+                            JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.n ORDER BY k.o)
+               FROM pg_index i WHERE i.indrelid = %s::regclass AND i.indpred IS NULL""",
+            [table],
+        )
+        indexes = cursor.fetchall()
+    assert len(indexes) >= 2
+    redundant = [
+        (name, other)
+        for name, columns in indexes
+        for other, longer in indexes
+        if name != other and len(columns) < len(longer) and longer[: len(columns)] == columns
+    ]
+    assert redundant == []
