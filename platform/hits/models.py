@@ -83,6 +83,7 @@ class Task(models.Model):
         blank=True,
         related_name="reserved_tasks",
         help_text="Only this worker may take the task (e.g. questions on the trace they recorded).",
+        db_index=False,  # task_reserved_for: the few reserved tasks only
     )
     # Assignments holding a slot (assigned, submitted or approved). Kept in step under the
     # task's row lock, so hand-out reads one row instead of counting assignments.
@@ -101,7 +102,10 @@ class Task(models.Model):
         indexes = [
             models.Index(
                 fields=["batch", "id"], condition=Q(slots_taken__lt=F("assignments_wanted")), name="task_open_slots"
-            )
+            ),
+            # Most tasks are reserved for nobody: indexed, they would take an entry on
+            # every claim (which writes a new version of the task's row) for nothing.
+            models.Index(fields=["reserved_for"], condition=Q(reserved_for__isnull=False), name="task_reserved_for"),
         ]
         constraints = [
             models.CheckConstraint(condition=Q(assignments_wanted__gte=1), name="task_wants_an_assignment"),
@@ -149,7 +153,12 @@ class Assignment(models.Model):
     bonus_reason = models.TextField(blank=True)
     feedback = models.TextField(blank=True, help_text="The reviewer's words to the worker.")
     decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_index=False,  # assignment_decided_by: decided assignments only
     )
 
     @property
@@ -164,6 +173,9 @@ class Assignment(models.Model):
         indexes = [
             models.Index(fields=["worker", "-assigned_at"], name="assignment_worker_recent"),
             models.Index(fields=["batch", "state"], name="assignment_batch_state"),
+            # Assignments are written undecided, and written again when submitted: an
+            # index of every row would take an entry each time for nothing.
+            models.Index(fields=["decided_by"], condition=Q(decided_by__isnull=False), name="assignment_decided_by"),
             models.Index(fields=["expires_at"], condition=Q(state="assigned"), name="assignment_open_expiry"),
             # For the staff dashboards (platform/dashboards): submissions by time, and a
             # worker's work by state with its active and submission times.
