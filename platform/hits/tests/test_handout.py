@@ -234,3 +234,17 @@ def test_no_index_of_the_hand_outs_tables_is_the_start_of_another(table):
         if name != other and len(columns) < len(longer) and longer[: len(columns)] == columns
     ]
     assert redundant == []
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="reads PostgreSQL's catalogue")
+@pytest.mark.django_db
+def test_tasks_are_vacuumed_after_a_few_thousand_claims_whatever_the_tables_size():
+    # Claimed tasks' dead entries in task_open_slots slow every claim until a vacuum.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT reloptions FROM pg_class WHERE oid = 'hits_task'::regclass")
+        (options,) = cursor.fetchone()
+    assert sorted(options) == [
+        "autovacuum_vacuum_scale_factor=0.0",
+        "autovacuum_vacuum_threshold=5000",
+        "vacuum_index_cleanup=on",
+    ]
