@@ -35,6 +35,11 @@ class TokenFailures(exceptions.Throttled):
     default_code = "too_many_failures"
 
 
+def _failures_key(request):
+    # Failed token checks are counted per address.
+    return f"trailmark:token-failures:{request.META.get('REMOTE_ADDR', '')}"
+
+
 def _cache_key(digest):
     return TOKEN_CACHE_PREFIX + digest
 
@@ -84,8 +89,7 @@ class ApiTokenAuthentication(authentication.TokenAuthentication):
         parts = authentication.get_authorization_header(request).split()
         if not parts or parts[0].lower() != self.keyword.lower().encode():
             return None  # not a token call: the session's turn
-        address = request.META.get("REMOTE_ADDR", "")
-        failures_key = f"trailmark:token-failures:{address}"
+        failures_key = _failures_key(request)
         digest = digest_token(parts[1].decode(errors="replace")) if len(parts) == 2 else ""
         # One round trip for both: the address's failures and the token, if cached.
         found = cache.get_many([failures_key, _cache_key(digest)])
@@ -108,11 +112,10 @@ class ApiTokenAuthentication(authentication.TokenAuthentication):
         is under its failure limit, in the one cache read; None for anything else, which
         ``authenticate`` answers (a refusal, a token read from the database). Nothing is
         counted: a None leaves the call as it came."""
-        parts = authentication.get_authorization_header(request).split()
-        if len(parts) != 2 or parts[0].lower() != self.keyword.lower().encode():
+        digest = self._presented_digest(request)
+        if digest is None:
             return None
-        failures_key = f"trailmark:token-failures:{request.META.get('REMOTE_ADDR', '')}"
-        digest = digest_token(parts[1].decode(errors="replace"))
+        failures_key = _failures_key(request)
         found = cache.get_many([failures_key, _cache_key(digest)])
         if (found.get(failures_key) or 0) >= settings.TOKEN_FAILURE_LIMIT:
             return None
@@ -123,8 +126,8 @@ class ApiTokenAuthentication(authentication.TokenAuthentication):
         """``cached_credentials`` and ``throttle.allow_request`` (a ``WriteThrottle``) in
         one Redis round trip: ``(user, token, allowed)``, or None as ``cached_credentials``
         gives it (nothing counted then). Without Redis, the two calls one after the other."""
-        parts = authentication.get_authorization_header(request).split()
-        if len(parts) != 2 or parts[0].lower() != self.keyword.lower().encode():
+        digest = self._presented_digest(request)
+        if digest is None:
             return None
         if not isinstance(caches["default"], RedisCache):
             credentials = self.cached_credentials(request)
@@ -132,10 +135,8 @@ class ApiTokenAuthentication(authentication.TokenAuthentication):
                 return None
             request.user, request.auth = credentials
             return (*credentials, throttle.allow_request(request, None))
-        failures_key = f"trailmark:token-failures:{request.META.get('REMOTE_ADDR', '')}"
-        digest = digest_token(parts[1].decode(errors="replace"))
         window = throttle.window()
-        keys = [cache.make_key(key) for key in (failures_key, _cache_key(digest), _user_key(digest))]
+        keys = [cache.make_key(key) for key in (_failures_key(request), _cache_key(digest), _user_key(digest))]
         arguments = [settings.TOKEN_FAILURE_LIMIT, window.prefix, window.number, window.keep_seconds]
         try:
             failures, found, count = _check_and_count()(keys=keys, args=arguments)
@@ -152,6 +153,14 @@ class ApiTokenAuthentication(authentication.TokenAuthentication):
             request.user, request.auth = user, token
             return user, token, throttle.allow_request(request, None)
         return user, token, count <= window.allowed
+
+    def _presented_digest(self, request):
+        """The digest of the token the call presents (``Authorization: Token <key>``), or
+        None if it presents none in that form."""
+        parts = authentication.get_authorization_header(request).split()
+        if len(parts) != 2 or parts[0].lower() != self.keyword.lower().encode():
+            return None
+        return digest_token(parts[1].decode(errors="replace"))
 
     def authenticate_credentials(self, key):
         digest = digest_token(key)
