@@ -26,34 +26,15 @@ class Migration(migrations.Migration):
             state_operations=[
                 migrations.AlterField(
                     model_name="assignment",
-                    name="batch",
+                    name=name,
                     field=models.ForeignKey(
                         db_index=False,
                         on_delete=django.db.models.deletion.CASCADE,
                         related_name="assignments",
-                        to="hits.batch",
+                        to=to,
                     ),
-                ),
-                migrations.AlterField(
-                    model_name="assignment",
-                    name="task",
-                    field=models.ForeignKey(
-                        db_index=False,
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="assignments",
-                        to="hits.task",
-                    ),
-                ),
-                migrations.AlterField(
-                    model_name="assignment",
-                    name="worker",
-                    field=models.ForeignKey(
-                        db_index=False,
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="assignments",
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
+                )
+                for name, to in (("task", "hits.task"), ("batch", "hits.batch"), ("worker", settings.AUTH_USER_MODEL))
             ],
             database_operations=[
                 migrations.RunSQL(

@@ -142,7 +142,7 @@ def _set(obj, **fields):
     obj.save()
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="the claim statement is PostgreSQL's")
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL: its claim statement is checked")
 def test_the_claim_checks_each_task_by_a_probe_whatever_the_workers_history(rater):
     batch = open_batch(tasks=1600, wanted=2)
     tasks = list(Task.objects.filter(batch=batch).order_by("id").values_list("id", flat=True))
@@ -177,7 +177,9 @@ def test_the_claim_checks_each_task_by_a_probe_whatever_the_workers_history(rate
         cursor.execute("RESET plan_cache_mode")
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="the prepared statement's plans are PostgreSQL's")
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="needs PostgreSQL: the plans of its prepared statements are checked"
+)
 def test_the_hand_out_finds_the_workers_open_assignment_by_index_whatever_their_history(rater):
     batch = open_batch(tasks=1600)
     tasks = list(Task.objects.filter(batch=batch).order_by("id").values_list("id", flat=True))
@@ -211,7 +213,7 @@ def test_the_hand_out_finds_the_workers_open_assignment_by_index_whatever_their_
         cursor.execute("RESET plan_cache_mode")
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="reads PostgreSQL's catalogue")
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL: reads its catalogue")
 @pytest.mark.django_db
 @pytest.mark.parametrize("table", ["hits_assignment", "hits_task"])
 def test_no_index_of_the_hand_outs_tables_is_the_start_of_another(table):
@@ -236,7 +238,7 @@ def test_no_index_of_the_hand_outs_tables_is_the_start_of_another(table):
     assert redundant == []
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="reads PostgreSQL's catalogue")
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL: reads its catalogue")
 @pytest.mark.django_db
 def test_tasks_are_vacuumed_after_a_few_thousand_claims_whatever_the_tables_size():
     # Claimed tasks' dead entries in task_open_slots slow every claim until a vacuum.
