@@ -30,8 +30,8 @@ def hand_out_facts(*, batch_id, worker_id):
     with the ORM cost more than running it, and planning it as much again. The open
     assignment's state is written in the statement, not passed: the plan a prepared
     statement settles on is made without its parameters' values, and only a known state
-    lets it look the assignment up in the index of open assignments
-    (``one_open_assignment_per_batch``) instead of walking the worker's whole history."""
+    lets it look the assignment up in an index of open assignments only (the
+    ``state = 'assigned'`` partial indexes) instead of walking the worker's whole history."""
     db = connections[DEFAULT_DB_ALIAS]
     batch_rows, profile_rows = _rows(Batch, db), _rows(RaterProfile, db)
     sql = _HAND_OUT_FACTS.get(db.vendor)
